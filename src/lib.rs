@@ -1,0 +1,32 @@
+//! blitz-par: data-parallel iterators, parallel sorts and fork-join on a low-overhead
+//! work-stealing scheduler.
+//!
+//! The crate follows rayon's API, so that replacing `use rayon::prelude::*` with
+//! `use blitz_par::prelude::*` (and `rayon::join` with `blitz_par::join`) is all a rayon user
+//! has to change. Where blitz-par deliberately differs, the item's documentation says so.
+//!
+//! ```
+//! let (a, b) = blitz_par::join(|| 1 + 1, || 2 + 2);
+//! assert_eq!((a, b), (2, 4));
+//! ```
+//!
+//! # Layers
+//!
+//! The folders under `src/` are the layers of the design (see `DESIGN.md` in the repository):
+//! `sync` (atomics, futex, padding; the one module loom replaces), `scheduler` (deques, jobs,
+//! latches, sleep/wake, pools, `join`, `scope`), `iter` (parallel iterators and their one
+//! splitting driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`).
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub(crate) mod sync;
+
+pub mod scheduler;
+
+pub mod slice;
+
+pub mod prelude;
+
+pub use scheduler::{current_num_threads, join};
+pub use sync::SyncPtr;

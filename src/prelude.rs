@@ -1,0 +1,3 @@
+//! The traits a user brings into scope with `use blitz_par::prelude::*`.
+
+pub use crate::slice::ParallelSliceMut;

@@ -1,0 +1,101 @@
+//! `SyncPtr`: a copyable pointer into a slice for parallel writes to disjoint indices.
+
+use std::marker::PhantomData;
+
+/// A `Copy + Send + Sync` pointer into a slice, for writing disjoint indices from parallel
+/// closures.
+///
+/// The pattern it serves: compute where every item goes first (offsets, a prefix sum), then
+/// write all items in parallel, each index written by exactly one closure.
+///
+/// ```
+/// use blitz_par::SyncPtr;
+/// let mut out = vec![0u32; 8];
+/// let ptr = SyncPtr::new(&mut out);
+/// blitz_par::join(
+///     // SAFETY: the two closures write disjoint indices of `out`, which outlives both.
+///     || unsafe { ptr.write(0, 7) },
+///     || unsafe { ptr.write(7, 9) },
+/// );
+/// assert_eq!((out[0], out[7]), (7, 9));
+/// ```
+#[derive(Debug)]
+pub struct SyncPtr<T> {
+    ptr: *mut T,
+    len: usize,
+    _marker: PhantomData<*mut T>,
+}
+
+impl<T> Clone for SyncPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SyncPtr<T> {}
+
+// SAFETY: a SyncPtr only hands out access through unsafe methods whose contracts require that
+// no two threads touch the same index; with that, sending values of `T` between threads is
+// what makes it sound, hence the `T: Send` bound.
+unsafe impl<T: Send> Send for SyncPtr<T> {}
+// SAFETY: as for Send: shared use only ever writes or reads disjoint indices, by contract.
+unsafe impl<T: Send> Sync for SyncPtr<T> {}
+
+impl<T> SyncPtr<T> {
+    /// Points at the whole of `slice`. The slice's borrow is not tracked: the caller keeps
+    /// `slice` alive and otherwise untouched while any copy of the pointer is used.
+    pub fn new(slice: &mut [T]) -> Self {
+        SyncPtr { ptr: slice.as_mut_ptr(), len: slice.len(), _marker: PhantomData }
+    }
+
+    /// The number of elements the pointer covers.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the pointer covers no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes `value` at `index` without reading or dropping the old value.
+    ///
+    /// # Safety
+    /// `index < len`, the slice is still alive, and no other thread reads or writes `index`
+    /// concurrently. The old value is overwritten without being dropped.
+    #[inline]
+    pub unsafe fn write(&self, index: usize, value: T) {
+        debug_assert!(index < self.len, "SyncPtr::write: index {index} out of bounds {}", self.len);
+        // SAFETY: in bounds and exclusive by the caller's contract.
+        unsafe { self.ptr.add(index).write(value) }
+    }
+
+    /// A raw pointer to element `index` (bounds checked in debug builds).
+    ///
+    /// # Safety
+    /// `index <= len` (one past the end is allowed, as for `pointer::add`) and the slice is
+    /// still alive.
+    #[inline]
+    pub unsafe fn get(&self, index: usize) -> *mut T {
+        debug_assert!(index <= self.len, "SyncPtr::get: index {index} out of bounds {}", self.len);
+        // SAFETY: within or one past the allocation by the caller's contract.
+        unsafe { self.ptr.add(index) }
+    }
+
+    /// A mutable sub-slice `range` of the pointed-to slice.
+    ///
+    /// # Safety
+    /// `range` lies within `0..len`, the slice is still alive, and no other reference to any
+    /// element of `range` exists while the returned slice is used.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn slice_mut(&self, range: std::ops::Range<usize>) -> &mut [T] {
+        debug_assert!(
+            range.start <= range.end && range.end <= self.len,
+            "SyncPtr::slice_mut: range {range:?} out of bounds {}",
+            self.len
+        );
+        // SAFETY: in bounds and exclusive by the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start) }
+    }
+}
