@@ -28,6 +28,17 @@ pub fn current_num_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
+/// Makes sure the calling thread runs inside a scheduler context (a pool worker, or the calling
+/// thread registered as a temporary participant of the global pool), then runs `f`. Cheap when
+/// already inside one. Every parallel entry point of the iterator driver calls this first, so
+/// that `split_wanted` has a context to answer for.
+///
+/// PLACEHOLDER: runs `f` directly.
+#[inline]
+pub(crate) fn enter<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// Whether the splitting driver should split the work it holds now: true when an idle thread
 /// asked for work or the heartbeat says sleeping workers should be woken. Cheap (one relaxed
 /// load on the fast path); the iterator driver calls it between chunks of sequential work.
