@@ -1,55 +1,139 @@
-//! The work-stealing scheduler: `join`, scopes, spawns and thread pools.
+//! The work-stealing scheduler: `join`, scopes, spawns, broadcasts and thread pools.
 //!
-//! PLACEHOLDER while the real scheduler is being written: `join` runs both closures on the
-//! calling thread. The signatures below are the final ones.
+//! Layout (one file per concept; protocols and their memory-ordering arguments are in
+//! `README.md` beside this file):
+//! - `deque.rs`: the Chase-Lev deque each seat owns;
+//! - `job.rs`: type-erased jobs (stack jobs for joins, heap jobs for spawns);
+//! - `latch.rs`: the 4-state core latch, count latch, blocking latch;
+//! - `sleep.rs`: the sleep/wake protocol (jobs event counter, futex sleep words);
+//! - `injector.rs`: the MPMC queue for work from outside the pool;
+//! - `registry.rs`: seats, worker main loop, guests, work finding, splitting and heartbeat;
+//! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations.
 
-/// Runs `a` and `b`, potentially in parallel, and returns both results.
-///
-/// ```
-/// let (x, y) = blitz_par::join(|| 2 * 3, || "b");
-/// assert_eq!((x, y), (6, "b"));
-/// ```
-pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    (a(), b())
-}
+mod deque;
+mod injector;
+mod job;
+mod join;
+mod latch;
+mod pool;
+mod registry;
+mod scope;
+mod sleep;
+mod spawn;
 
-/// The number of threads of the pool the caller runs in (the global pool outside any pool).
+#[cfg(all(test, not(loom)))]
+mod tests;
+
+#[cfg(loom)]
+pub mod loom_models;
+
+pub use join::{join, join_context, FnContext};
+pub use pool::{ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder};
+pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
+pub use spawn::{broadcast, spawn, spawn_fifo, BroadcastContext};
+
+use registry::current_seat;
+
+/// The number of threads of the pool the caller runs in: the global pool's outside any pool.
 ///
 /// ```
 /// assert!(blitz_par::current_num_threads() >= 1);
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// assert_eq!(pool.install(blitz_par::current_num_threads), 3);
 /// ```
 pub fn current_num_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    let seat = current_seat();
+    if seat.is_null() {
+        pool::global_registry().num_threads()
+    } else {
+        // SAFETY: a non-null CURRENT is a live seat.
+        unsafe { (*seat).registry().num_threads() }
+    }
 }
 
-/// Makes sure the calling thread runs inside a scheduler context (a pool worker, or the calling
-/// thread registered as a temporary participant of the global pool), then runs `f`. Cheap when
-/// already inside one. Every parallel entry point of the iterator driver calls this first, so
-/// that `split_wanted` has a context to answer for.
+/// The index of the calling thread in its pool (`0..current_num_threads()`), or `None` when
+/// it is not a pool thread (also while it runs parallel work as a guest of the global pool).
 ///
-/// PLACEHOLDER: runs `f` directly.
+/// ```
+/// assert_eq!(blitz_par::current_thread_index(), None);
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// assert!(pool.install(blitz_par::current_thread_index).unwrap() < 2);
+/// ```
+pub fn current_thread_index() -> Option<usize> {
+    let seat = current_seat();
+    if seat.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null CURRENT is a live seat.
+    let seat = unsafe { &*seat };
+    seat.is_worker().then_some(seat.index)
+}
+
+/// What [`yield_now`] and [`yield_local`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Yield {
+    /// A pending job was executed.
+    Executed,
+    /// No job was available.
+    Idle,
+}
+
+/// Runs one pending job of the current pool, if there is one. `None` outside any pool.
+///
+/// ```
+/// assert_eq!(blitz_par::yield_now(), None);
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert!(pool.install(blitz_par::yield_now).is_some());
+/// ```
+pub fn yield_now() -> Option<Yield> {
+    yield_impl(false)
+}
+
+/// Runs one job from the calling thread's own deque, if there is one. `None` outside any pool.
+///
+/// ```
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert_eq!(pool.install(blitz_par::yield_local), Some(blitz_par::Yield::Idle));
+/// ```
+pub fn yield_local() -> Option<Yield> {
+    yield_impl(true)
+}
+
+fn yield_impl(local_only: bool) -> Option<Yield> {
+    let seat = current_seat();
+    if seat.is_null() {
+        return None;
+    }
+    // SAFETY: our own seat.
+    let executed = unsafe { (*seat).yield_one(local_only) };
+    Some(if executed { Yield::Executed } else { Yield::Idle })
+}
+
+/// Makes sure the calling thread runs inside a scheduler context (a pool thread, or a guest of
+/// the global pool), then runs `f`. Cheap when already inside one. Every parallel entry point
+/// of the iterator driver calls this first, so that [`split_wanted`] has a context.
 #[inline]
-pub(crate) fn enter<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn enter<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    if current_seat().is_null() {
+        return pool::global_registry().enter_as_guest(f);
+    }
     f()
 }
 
 /// Whether the splitting driver should split the work it holds now: true when an idle thread
-/// asked for work or the heartbeat says sleeping workers should be woken. Cheap (one relaxed
-/// load on the fast path); the iterator driver calls it between chunks of sequential work.
-///
-/// PLACEHOLDER: answers true every 8th call on a thread, so that split paths are exercised.
+/// asked for work or the heartbeat says a sleeping worker should be woken to share it. Cheap
+/// on the fast path (a countdown and one relaxed load); the driver calls it between chunks.
+#[inline]
+#[allow(dead_code)] // until the iterator driver lands
 pub(crate) fn split_wanted() -> bool {
-    use std::cell::Cell;
-    thread_local!(static COUNT: Cell<u32> = const { Cell::new(0) });
-    COUNT.with(|c| {
-        let n = c.get().wrapping_add(1);
-        c.set(n);
-        n % 8 == 0
-    })
+    let seat = current_seat();
+    if seat.is_null() {
+        return false;
+    }
+    // SAFETY: our own seat.
+    unsafe { (*seat).split_wanted() }
 }

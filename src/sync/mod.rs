@@ -1,7 +1,121 @@
 //! Every synchronisation primitive the crate uses, in one place, so that `cfg(loom)` can swap
-//! them for loom's models: atomics, futex wait/wake, cache padding. `SyncPtr` lives here too,
-//! since collect, sort and `parallel_for` all write through it.
+//! them for loom's models: atomics, fences, futex wait/wake, cache padding, a cheap clock.
+//! `SyncPtr` lives here too, since collect, sort and `parallel_for` all write through it.
+//!
+//! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly.
 
 mod sync_ptr;
 
 pub use sync_ptr::SyncPtr;
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{
+    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::Mutex;
+
+#[cfg(loom)]
+pub(crate) use loom::sync::Mutex;
+
+/// Futex-style blocking on a 32-bit atomic, through the `atomic-wait` crate (Linux futex,
+/// Windows `WaitOnAddress`, macOS `os_sync_wait_on_address`/ulock).
+///
+/// Contract shared by both back ends: `wait` may return spuriously, so every caller re-checks
+/// its condition in a loop; `wake_*` take a raw pointer because a waker may call them after the
+/// waiter has already observed the new value and freed the atomic: the kernel only uses the
+/// address as a key, so such a late wake is at worst a spurious wake-up of another waiter.
+pub(crate) mod futex {
+    use super::AtomicU32;
+
+    /// Blocks while `*atomic == expected` (or until a wake, or spuriously).
+    #[cfg(not(loom))]
+    #[inline]
+    pub(crate) fn wait(atomic: &AtomicU32, expected: u32) {
+        atomic_wait::wait(atomic, expected)
+    }
+
+    /// Wakes one thread blocked in `wait` on `atomic`.
+    #[cfg(not(loom))]
+    #[inline]
+    pub(crate) fn wake_one(atomic: *const AtomicU32) {
+        atomic_wait::wake_one(atomic)
+    }
+
+    /// Wakes every thread blocked in `wait` on `atomic`.
+    #[cfg(not(loom))]
+    #[inline]
+    pub(crate) fn wake_all(atomic: *const AtomicU32) {
+        atomic_wait::wake_all(atomic)
+    }
+
+    // Under loom a futex wait is modelled as "yield, then return spuriously": callers loop on
+    // their condition, so a lost wake-up shows up as a thread that spins forever, which loom
+    // reports (it exceeds the branch budget) instead of hanging.
+    #[cfg(loom)]
+    pub(crate) fn wait(atomic: &AtomicU32, expected: u32) {
+        if atomic.load(super::Ordering::SeqCst) == expected {
+            loom::thread::yield_now();
+        }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn wake_one(_atomic: *const AtomicU32) {}
+
+    #[cfg(loom)]
+    pub(crate) fn wake_all(_atomic: *const AtomicU32) {}
+}
+
+/// Pads and aligns a value to 128 bytes, so that two values written by different threads never
+/// share a cache line (128 rather than 64: adjacent-line prefetchers on x86 pull pairs of lines,
+/// and Apple's cores have 128-byte lines).
+#[derive(Default)]
+#[repr(align(128))]
+pub(crate) struct CachePadded<T>(pub(crate) T);
+
+impl<T> std::ops::Deref for CachePadded<T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// A cheap, monotonic-enough clock for heuristics (heartbeats, chunk sizing), in "ticks".
+///
+/// On x86_64 this is the time-stamp counter (about 7 ns to read, no syscall); ticks are then
+/// cycles of the invariant TSC, typically 1 to 4 GHz, and callers treat their thresholds as
+/// rough. Elsewhere it is nanoseconds since the first call.
+#[inline]
+pub(crate) fn ticks() -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    {
+        // SAFETY: RDTSC has no preconditions; it is available on every x86_64 CPU.
+        #[allow(unused_unsafe)]
+        unsafe {
+            core::arch::x86_64::_rdtsc()
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    {
+        use std::sync::OnceLock;
+        use std::time::Instant;
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+/// Ticks in about 100 microseconds: the heartbeat period (see `scheduler/README.md`).
+/// 250,000 TSC ticks is 100 us at 2.5 GHz, 62 us at 4 GHz, 250 us at 1 GHz.
+pub(crate) const HEARTBEAT_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom)))
+{
+    250_000
+} else {
+    100_000
+};

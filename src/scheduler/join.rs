@@ -1,0 +1,258 @@
+//! `join` and `join_context`: run two closures, potentially in parallel.
+//!
+//! The second closure's job lives in this function's stack frame ([`JoinFrame`]). It is only
+//! *recorded* in the seat (depth counter plus a pointer in `frames`); the seat promotes it onto
+//! the Chase-Lev deque only when an idle thread asks for work or the heartbeat wants to wake a
+//! sleeper (`registry.rs`, `README.md` "Splitting"). After the first closure returns:
+//! - not promoted (the common case): run the second closure inline, like a plain call;
+//! - promoted: pop it back from the deque if no thief took it and run it inline; else run other
+//!   jobs until the thief sets the frame's latch, then take the result.
+
+use super::job::JobHeader;
+use super::latch::SpinLatch;
+use super::registry::{current_seat, FrameHead, Seat, MAX_FRAMES};
+use super::job::JobRef;
+use std::cell::UnsafeCell;
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+
+/// Context passed to the closures of [`join_context`].
+#[derive(Debug)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// Whether the closure runs on a different thread than the one that called
+    /// `join_context` (it was stolen). The first closure always runs on the calling thread in
+    /// blitz-par, so this is `false` for it; rayon may report `true` for both when `join` is
+    /// called from outside the pool.
+    #[inline]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// `a` runs on the calling thread; `b` runs there too unless an idle worker asks for work
+/// while `a` runs, in which case the worker may take `b`. A join that nobody steals costs a
+/// few nanoseconds, so `join` can be used at every level of a fine-grained recursion.
+///
+/// Called from outside every pool, the calling thread takes part in the global pool for the
+/// duration of the call (rayon instead sends the work to a pool thread and blocks); so
+/// `current_thread_index()` is `None` inside `a`.
+///
+/// # Panics
+///
+/// Both closures always run to completion (or panic). If one panics, the panic is propagated
+/// after both have finished; if both panic, `a`'s panic is propagated and `b`'s is dropped.
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     let (a, b) = blitz_par::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_context(move |_| a(), move |_| b())
+}
+
+/// Like [`join`], with a [`FnContext`] telling each closure whether it was stolen.
+///
+/// ```
+/// let (a, b) = blitz_par::join_context(|ctx| ctx.migrated(), |_| 2);
+/// assert!(!a); // the first closure always runs on the calling thread
+/// assert_eq!(b, 2);
+/// ```
+#[inline]
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let seat = current_seat();
+    if seat.is_null() {
+        return join_outside(a, b);
+    }
+    // SAFETY: a non-null CURRENT is the calling thread's own seat, which outlives this call.
+    unsafe { join_in_seat(&*seat, a, b) }
+}
+
+#[cold]
+#[inline(never)]
+fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    super::pool::global_registry().enter_as_guest(move || join_context(a, b))
+}
+
+/// The stack frame of one join: the erased head (job header and latch), then `b` and a slot
+/// for its result when a thief runs it.
+#[repr(C)]
+struct JoinFrame<B, RB> {
+    head: FrameHead,
+    func: UnsafeCell<ManuallyDrop<B>>,
+    result: UnsafeCell<MaybeUninit<std::thread::Result<RB>>>,
+}
+
+/// Executes a promoted frame that was stolen (or popped out of order by its owner).
+///
+/// # Safety
+/// `header` is the head of a live, promoted `JoinFrame<B, RB>` whose `func` was not taken.
+unsafe fn execute_frame<B, RB>(header: NonNull<JobHeader>)
+where
+    B: FnOnce(FnContext) -> RB + Send,
+{
+    let frame = header.as_ptr() as *const JoinFrame<B, RB>;
+    // SAFETY: by contract the frame is alive and promoted, and this is the one execution
+    // that takes `func` (the owner checks the deque before touching it).
+    unsafe {
+        let func = ManuallyDrop::take(&mut *(*frame).func.get());
+        let latch: *const SpinLatch = (*frame).head.latch();
+        let seat = current_seat();
+        let migrated = seat.is_null() || !(*latch).is_owned_by(&(*seat).sleep_word);
+        let result = catch_unwind(AssertUnwindSafe(move || func(FnContext { migrated })));
+        (*(*frame).result.get()).write(result);
+        // After this the owner may return and free the frame: touch nothing of it again.
+        SpinLatch::set(latch);
+    }
+}
+
+/// # Safety
+/// `seat` is the calling thread's own seat.
+#[inline(always)]
+unsafe fn join_in_seat<A, B, RA, RB>(seat: &Seat, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // SAFETY: our own seat, by contract.
+    let local = unsafe { seat.local() };
+    let frame = JoinFrame::<B, RB> {
+        head: FrameHead {
+            header: JobHeader { execute: execute_frame::<B, RB> },
+            latch: UnsafeCell::new(MaybeUninit::uninit()),
+        },
+        func: UnsafeCell::new(ManuallyDrop::new(b)),
+        result: UnsafeCell::new(MaybeUninit::uninit()),
+    };
+    let depth = local.depth.get();
+    if depth < MAX_FRAMES {
+        local.frames[depth].set(&frame.head);
+    }
+    local.depth.set(depth + 1);
+    // SAFETY: our own seat.
+    if unsafe { seat.poll(1) } {
+        // SAFETY: our own seat.
+        unsafe { seat.on_poll() };
+    }
+    let ra = match catch_unwind(AssertUnwindSafe(move || a(FnContext { migrated: false }))) {
+        Ok(ra) => ra,
+        // SAFETY: our own seat and our own frame, recorded at `depth`.
+        Err(payload) => unsafe { a_panicked(seat, depth, &frame, payload) },
+    };
+    local.depth.set(depth);
+    if depth < local.promoted.get() {
+        local.promoted.set(depth);
+        // SAFETY: our own seat; the frame was promoted.
+        let rb = unsafe { join_promoted(seat, &frame) };
+        return (ra, rb);
+    }
+    // Never promoted: nobody else has seen `b`.
+    // SAFETY: `func` is taken exactly once, here.
+    let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
+    (ra, b(FnContext { migrated: false }))
+}
+
+/// The frame was promoted: take `b` back if no thief has it, else wait for the thief.
+///
+/// # Safety
+/// `seat` is the caller's own seat and `frame` was promoted by it and not yet resolved.
+#[cold]
+#[inline(never)]
+unsafe fn join_promoted<B, RB>(seat: &Seat, frame: &JoinFrame<B, RB>) -> RB
+where
+    B: FnOnce(FnContext) -> RB + Send,
+{
+    // SAFETY: the frame is alive (it is ours).
+    let me = unsafe { JobRef::new(&frame.head.header) };
+    loop {
+        // SAFETY: our own seat's deque.
+        match unsafe { seat.deque.pop() } {
+            Some(job) if job == me => {
+                // SAFETY: we popped our own frame back, so no thief has `func`.
+                let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
+                return b(FnContext { migrated: false });
+            }
+            // A job pushed above ours (a spawn), or one below it (an older frame of ours,
+            // once ours was stolen): run it; jobs never unwind (they catch their panics).
+            // SAFETY: we own what we popped.
+            Some(job) => unsafe { job.execute() },
+            None => break,
+        }
+    }
+    // Stolen: help with other work until the thief sets our latch.
+    // SAFETY: promoted, so the latch is initialised; our own seat.
+    unsafe { seat.wait_until(&frame.head.latch().core) };
+    // SAFETY: the latch is set, so the thief wrote the result (Release/Acquire through it).
+    match unsafe { (*frame.result.get()).assume_init_read() } {
+        Ok(rb) => rb,
+        Err(payload) => resume_unwind(payload),
+    }
+}
+
+/// `a` panicked: still finish `b` (it may borrow this frame), then propagate `a`'s panic.
+///
+/// # Safety
+/// As for `join_in_seat`, with `frame` recorded at `depth`.
+#[cold]
+#[inline(never)]
+unsafe fn a_panicked<B, RB, RA>(
+    seat: &Seat,
+    depth: usize,
+    frame: &JoinFrame<B, RB>,
+    payload: Box<dyn std::any::Any + Send>,
+) -> RA
+where
+    B: FnOnce(FnContext) -> RB + Send,
+{
+    // SAFETY: our own seat.
+    let local = unsafe { seat.local() };
+    // Frames opened inside `a` restored the depth as they unwound.
+    local.depth.set(depth);
+    let run_b = AssertUnwindSafe(|| {
+        if depth < local.promoted.get() {
+            local.promoted.set(depth);
+            // SAFETY: promoted and unresolved.
+            drop(unsafe { join_promoted(seat, frame) });
+        } else {
+            // SAFETY: never promoted, so `func` is ours to take.
+            let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
+            drop(b(FnContext { migrated: false }));
+        }
+    });
+    // `b`'s own panic, if any, loses to `a`'s.
+    let _ = catch_unwind(run_b);
+    resume_unwind(payload)
+}

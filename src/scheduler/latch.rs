@@ -1,0 +1,263 @@
+//! Latches: one-shot "this is done" signals that a waiting thread can sleep on.
+//!
+//! - [`CoreLatch`]: the 4-state latch (UNSET, SLEEPY, SLEEPING, SET) that lets a setter know
+//!   whether the waiting thread is asleep and must be woken (`scheduler/README.md`, "Latches").
+//! - [`SpinLatch`]: a core latch plus the sleep word of the thread that waits on it; what a
+//!   join's promoted frame and `install` from inside a pool use.
+//! - [`CountLatch`]: set when a counter reaches zero; what scopes wait on.
+//! - [`BlockingLatch`]: for a thread with no seat in any pool (it cannot help with work while
+//!   waiting): spins briefly, then sleeps on a futex.
+//!
+//! The rule for every latch: once `set` has made the latch SET, the setter never touches the
+//! latch again, because the waiter may return and free it at once. So the setter reads what it
+//! needs (the owner's sleep word) before the final swap.
+
+use super::sleep::SleepWord;
+use crate::sync::{futex, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+
+const UNSET: u32 = 0;
+const SLEEPY: u32 = 1;
+const SLEEPING: u32 = 2;
+const SET: u32 = 3;
+
+/// The 4-state latch. Only the waiting thread moves it between UNSET, SLEEPY and SLEEPING;
+/// any thread moves it to SET, once.
+pub(crate) struct CoreLatch {
+    state: AtomicU32,
+}
+
+impl CoreLatch {
+    #[cfg(not(loom))]
+    pub(crate) const fn new() -> CoreLatch {
+        CoreLatch { state: AtomicU32::new(UNSET) }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn new() -> CoreLatch {
+        CoreLatch { state: AtomicU32::new(UNSET) }
+    }
+
+    /// Whether the latch is set. Acquire: pairs with the Release of `set`, so the waiter sees
+    /// everything the setter wrote before setting (a job's result).
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// Waiter: announce that it is about to sleep. False if the latch is already set.
+    #[inline]
+    pub(crate) fn get_sleepy(&self) -> bool {
+        self.state.compare_exchange(UNSET, SLEEPY, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+    }
+
+    /// Waiter: commit to sleeping. False if a setter got in first. SeqCst: the setter's swap
+    /// either comes before this CAS (which then fails) or after it (and the setter then sees
+    /// SLEEPING and wakes the waiter).
+    #[inline]
+    pub(crate) fn fall_asleep(&self) -> bool {
+        self.state.compare_exchange(SLEEPY, SLEEPING, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+    }
+
+    /// Waiter: back to UNSET after waking up without the latch being set.
+    #[inline]
+    pub(crate) fn wake_up(&self) {
+        if !self.probe() {
+            let _ = self.state.compare_exchange(SLEEPING, UNSET, Ordering::SeqCst, Ordering::Relaxed);
+            let _ = self.state.compare_exchange(SLEEPY, UNSET, Ordering::SeqCst, Ordering::Relaxed);
+        }
+    }
+
+    /// Sets the latch; returns whether the waiter was SLEEPING and so needs a wake-up.
+    /// AcqRel: Release publishes the setter's writes to the waiter's Acquire `probe`.
+    #[inline]
+    pub(crate) fn set(&self) -> bool {
+        self.state.swap(SET, Ordering::AcqRel) == SLEEPING
+    }
+}
+
+/// A core latch that knows whom to wake: the sleep word of the thread that waits on it.
+pub(crate) struct SpinLatch {
+    pub(crate) core: CoreLatch,
+    owner: AtomicPtr<SleepWord>,
+}
+
+impl SpinLatch {
+    pub(crate) fn new(owner: &SleepWord) -> SpinLatch {
+        SpinLatch { core: CoreLatch::new(), owner: AtomicPtr::new(owner as *const _ as *mut _) }
+    }
+
+    /// Whether `word` is the sleep word of the latch's owner.
+    #[inline]
+    pub(crate) fn is_owned_by(&self, word: &SleepWord) -> bool {
+        std::ptr::eq(self.owner.load(Ordering::Relaxed), word)
+    }
+
+    /// Sets the latch and wakes its owner if it sleeps.
+    ///
+    /// # Safety
+    /// `self` is alive on entry (it may be freed by the owner as soon as the swap lands), and
+    /// the owner's sleep word outlives the call (sleep words live in the registry's seats).
+    #[inline]
+    pub(crate) unsafe fn set(this: *const SpinLatch) {
+        // SAFETY: alive on entry, by contract. Read the owner before the swap: afterwards the
+        // latch may be gone.
+        let owner = unsafe { (*this).owner.load(Ordering::Relaxed) };
+        // SAFETY: as above.
+        if unsafe { (*this).core.set() } {
+            // SAFETY: sleep words outlive every latch that names them.
+            unsafe { (*owner).wake() };
+        }
+    }
+}
+
+/// A latch set when its counter drops to zero. Starts at 1 (the owner's own count).
+pub(crate) struct CountLatch {
+    counter: AtomicUsize,
+    pub(crate) latch: SpinLatch,
+}
+
+impl CountLatch {
+    pub(crate) fn new(owner: &SleepWord) -> CountLatch {
+        CountLatch { counter: AtomicUsize::new(1), latch: SpinLatch::new(owner) }
+    }
+
+    /// One more thing to wait for. Relaxed: the caller already holds a count, so the counter
+    /// cannot reach zero concurrently.
+    #[inline]
+    pub(crate) fn increment(&self) {
+        self.counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// One thing done; the last one sets the latch.
+    ///
+    /// # Safety
+    /// As for [`SpinLatch::set`]: after the final decrement the latch may be freed.
+    #[inline]
+    pub(crate) unsafe fn decrement(this: *const CountLatch) {
+        // SAFETY: alive until our decrement lands, by contract. AcqRel: every decrement's
+        // writes are visible to the one that reaches zero, which publishes them via set.
+        if unsafe { (*this).counter.fetch_sub(1, Ordering::AcqRel) } == 1 {
+            // SAFETY: we own the final count; the latch is alive until it is set.
+            unsafe { SpinLatch::set(&(*this).latch) };
+        }
+    }
+}
+
+/// A latch for threads outside every pool: they cannot run jobs while waiting, so they spin a
+/// little and then sleep on the latch's own futex word.
+pub(crate) struct BlockingLatch {
+    state: AtomicU32,
+}
+
+impl BlockingLatch {
+    pub(crate) fn new() -> BlockingLatch {
+        BlockingLatch { state: AtomicU32::new(UNSET) }
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// Blocks until the latch is set.
+    pub(crate) fn wait(&self) {
+        // About 10 to 50 us of polling before paying for a futex sleep and wake: enough for
+        // short jobs injected into an awake pool.
+        for i in 0..200u32 {
+            if self.probe() {
+                return;
+            }
+            if i < 100 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        loop {
+            match self.state.compare_exchange(UNSET, SLEEPING, Ordering::Acquire, Ordering::Acquire) {
+                Ok(_) | Err(SLEEPING) => futex::wait(&self.state, SLEEPING),
+                Err(_) => return, // SET
+            }
+            if self.probe() {
+                return;
+            }
+        }
+    }
+
+    /// Sets the latch and wakes the waiter if it sleeps.
+    ///
+    /// # Safety
+    /// `this` is alive on entry; it may be freed once the swap lands, after which only its
+    /// address is passed to the futex wake (harmless, see `sync::futex`).
+    pub(crate) unsafe fn set(this: *const BlockingLatch) {
+        // SAFETY: alive on entry by contract.
+        let state: *const AtomicU32 = unsafe { &(*this).state };
+        // SAFETY: as above.
+        if unsafe { (*state).swap(SET, Ordering::AcqRel) } == SLEEPING {
+            futex::wake_all(state);
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn core_latch_states() {
+        let l = CoreLatch::new();
+        assert!(!l.probe());
+        assert!(l.get_sleepy());
+        assert!(l.fall_asleep());
+        assert!(l.set(), "setter sees the sleeper");
+        assert!(l.probe());
+        assert!(!l.get_sleepy());
+        let l = CoreLatch::new();
+        assert!(l.get_sleepy());
+        assert!(!l.set(), "a sleepy (not yet sleeping) waiter needs no wake");
+        assert!(!l.fall_asleep(), "and then it does not fall asleep");
+    }
+
+    #[test]
+    fn wake_up_returns_to_unset() {
+        let l = CoreLatch::new();
+        assert!(l.get_sleepy());
+        assert!(l.fall_asleep());
+        l.wake_up();
+        assert!(l.get_sleepy());
+    }
+
+    #[test]
+    fn count_latch_sets_at_zero() {
+        let word = SleepWord::new();
+        let l = CountLatch::new(&word);
+        l.increment();
+        l.increment();
+        // SAFETY: the latch is alive for the whole test.
+        unsafe {
+            CountLatch::decrement(&l);
+            CountLatch::decrement(&l);
+            assert!(!l.latch.probe());
+            CountLatch::decrement(&l);
+        }
+        assert!(l.latch.probe());
+    }
+
+    #[test]
+    fn blocking_latch_wakes_sleeper() {
+        let rounds = if cfg!(miri) { 3 } else { 200 };
+        for _ in 0..rounds {
+            let l = Arc::new(BlockingLatch::new());
+            let l2 = l.clone();
+            let t = std::thread::spawn(move || l2.wait());
+            if !cfg!(miri) {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+            // SAFETY: kept alive by the Arc.
+            unsafe { BlockingLatch::set(&*l) };
+            t.join().unwrap();
+            assert!(l.probe());
+        }
+    }
+}

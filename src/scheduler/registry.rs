@@ -1,0 +1,676 @@
+//! The registry: one per thread pool. It owns the seats (one per worker thread, plus guest
+//! seats that threads outside every pool occupy while they run parallel work on the global
+//! pool), the injector and the sleep state, and it runs the worker threads' main loop.
+//!
+//! A seat is everything a participating thread needs: its Chase-Lev deque of stealable jobs,
+//! the futex word it sleeps on, the flag through which idle threads ask it for work, and its
+//! pending join frames (owner-only). The thread-local `CURRENT` points to the seat of the
+//! calling thread, or is null outside every pool.
+//!
+//! Splitting (see `README.md`, "Splitting"): a join does not push its second closure on the
+//! deque. It records the frame in the seat's `frames` array (two stores) and only *promotes*
+//! the oldest recorded frame onto the deque when asked: by an idle thread's split request, or
+//! by the heartbeat when sleeping workers should be woken. So a join that nobody needs to
+//! steal costs a few nanoseconds, and parallelism is still exposed where it is largest (the
+//! oldest frame, nearest the root of the recursion).
+
+use super::deque::{Deque, Steal};
+use super::injector::Injector;
+use super::job::{JobHeader, JobRef};
+use super::latch::{CoreLatch, SpinLatch};
+use super::sleep::{IdleState, Sleep, SleepWord, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
+use crate::sync::{ticks, AtomicBool, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering, HEARTBEAT_TICKS};
+use std::any::Any;
+use std::cell::{Cell, UnsafeCell};
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+/// How many join frames per seat can be promoted. Frames deeper than this run their second
+/// closure inline; they are small (64 levels below a frame that can be stolen).
+pub(crate) const MAX_FRAMES: usize = 64;
+
+/// Joins between two reads of the clock for the heartbeat. A join costs 1-3 ns and the clock
+/// about 7 ns, so 512 keeps the clock under 1% of join overhead while the heartbeat still
+/// notices its ~100 us period within a microsecond or two.
+const JOINS_PER_CLOCK_READ: u32 = 512;
+/// What a `split_wanted` call (one chunk of the iterator driver) counts for, in joins.
+#[allow(dead_code)]
+pub(crate) const SPLIT_CHECK_WEIGHT: u32 = 32;
+
+/// Guest seats in the global registry (threads outside the pool running parallel work at the
+/// same time). A 65th concurrent outside thread injects its work instead.
+pub(crate) const GLOBAL_GUEST_SEATS: usize = 64;
+
+/// The common prefix of a join's stack frame: what the erased promotion code touches.
+#[repr(C)]
+pub(crate) struct FrameHead {
+    pub(crate) header: JobHeader,
+    /// Written at promotion, before the frame becomes visible to other threads.
+    pub(crate) latch: UnsafeCell<MaybeUninit<SpinLatch>>,
+}
+
+impl FrameHead {
+    /// The frame's latch.
+    ///
+    /// # Safety
+    /// The frame has been promoted (the latch was initialised).
+    #[inline]
+    pub(crate) unsafe fn latch(&self) -> &SpinLatch {
+        // SAFETY: initialised at promotion, by contract.
+        unsafe { (*self.latch.get()).assume_init_ref() }
+    }
+}
+
+/// Owner-only state of a seat.
+pub(crate) struct Local {
+    /// Number of join frames open on this thread's stack (recorded or not).
+    pub(crate) depth: Cell<usize>,
+    /// Frames `[0, promoted)` have been pushed on the deque; always a prefix.
+    pub(crate) promoted: Cell<usize>,
+    pub(crate) countdown: Cell<u32>,
+    last_beat: Cell<u64>,
+    beat_pending: Cell<bool>,
+    rng: Cell<u64>,
+    pub(crate) frames: [Cell<*const FrameHead>; MAX_FRAMES],
+}
+
+impl Local {
+    fn new(seed: u64) -> Local {
+        Local {
+            depth: Cell::new(0),
+            promoted: Cell::new(0),
+            countdown: Cell::new(JOINS_PER_CLOCK_READ),
+            last_beat: Cell::new(0),
+            beat_pending: Cell::new(false),
+            rng: Cell::new(seed | 1),
+            frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
+        }
+    }
+
+    /// Restart the heartbeat clock (new busy period).
+    #[inline]
+    pub(crate) fn reset_heartbeat(&self) {
+        self.last_beat.set(0);
+    }
+
+    fn next_random(&self) -> u64 {
+        // xorshift64*
+        let mut x = self.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+struct LocalCell(UnsafeCell<Local>);
+// SAFETY: only the thread occupying the seat touches `Local` (Seat::local's contract).
+unsafe impl Sync for LocalCell {}
+
+/// One participant's place in a registry.
+pub(crate) struct Seat {
+    pub(crate) deque: Deque,
+    /// Set by idle threads that want work; cleared by the owner when it answers.
+    split_request: CachePadded<AtomicBool>,
+    pub(crate) sleep_word: CachePadded<SleepWord>,
+    local: CachePadded<LocalCell>,
+    /// Set when the worker should exit once out of work (workers only).
+    terminate: CoreLatch,
+    /// Jobs addressed to this worker only (broadcasts).
+    inbox: Injector,
+    pub(crate) registry: *const Registry,
+    pub(crate) index: usize,
+}
+
+// SAFETY: shared fields are atomics or Sync; `local` is owner-only; the registry pointer is
+// valid for the seat's whole life (the registry owns the seat).
+unsafe impl Sync for Seat {}
+// SAFETY: as above.
+unsafe impl Send for Seat {}
+
+thread_local! {
+    static CURRENT: Cell<*const Seat> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The seat of the calling thread, or null outside every pool.
+#[inline]
+pub(crate) fn current_seat() -> *const Seat {
+    CURRENT.with(|c| c.get())
+}
+
+impl Seat {
+    /// Owner-only state.
+    ///
+    /// # Safety
+    /// Only the thread occupying this seat may call it.
+    #[inline]
+    pub(crate) unsafe fn local(&self) -> &Local {
+        // SAFETY: owner-only by contract, so no other reference exists concurrently.
+        unsafe { &*self.local.0 .0.get() }
+    }
+
+    #[inline]
+    pub(crate) fn registry(&self) -> &Registry {
+        // SAFETY: the registry owns its seats and outlives them.
+        unsafe { &*self.registry }
+    }
+
+    #[inline]
+    pub(crate) fn is_worker(&self) -> bool {
+        self.index < self.registry().num_workers
+    }
+
+    /// The fast-path check of a join or the iterator driver, after recording a frame:
+    /// does anyone want work from us, or is the heartbeat's clock read due? Owner only.
+    #[inline(always)]
+    pub(crate) unsafe fn poll(&self, weight: u32) -> bool {
+        // SAFETY: owner-only by this function's contract.
+        let local = unsafe { self.local() };
+        let c = local.countdown.get();
+        local.countdown.set(c.saturating_sub(weight));
+        (c <= weight) | self.split_request.load(Ordering::Relaxed)
+    }
+
+    /// The slow path after `poll` said yes: heartbeat bookkeeping, then promote the oldest
+    /// recorded frame if anyone wants work. Owner only.
+    #[cold]
+    #[inline(never)]
+    pub(crate) unsafe fn on_poll(&self) {
+        // SAFETY: owner-only by contract.
+        let local = unsafe { self.local() };
+        let beat = self.heartbeat(local) || local.beat_pending.replace(false);
+        let requested = self.split_request.load(Ordering::Relaxed);
+        if requested {
+            self.split_request.store(false, Ordering::Relaxed);
+        }
+        if (beat || requested) && self.deque.is_empty() {
+            // SAFETY: owner, by contract.
+            unsafe { self.promote_oldest(local, beat) };
+        }
+    }
+
+    /// For the iterator driver: poll, and if work should be split, make sure the next join
+    /// promotes (and wakes a sleeper if the heartbeat asked for it). Owner only.
+    #[inline]
+    #[allow(dead_code)]
+    pub(crate) unsafe fn split_wanted(&self) -> bool {
+        // SAFETY: owner-only by contract.
+        if !unsafe { self.poll(SPLIT_CHECK_WEIGHT) } {
+            return false;
+        }
+        // SAFETY: as above.
+        unsafe { self.split_wanted_cold() }
+    }
+
+    #[cold]
+    unsafe fn split_wanted_cold(&self) -> bool {
+        // SAFETY: owner-only by contract.
+        let local = unsafe { self.local() };
+        if self.heartbeat(local) {
+            local.beat_pending.set(true);
+        }
+        local.beat_pending.get() || self.split_request.load(Ordering::Relaxed)
+    }
+
+    /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; every
+    /// `HEARTBEAT_TICKS` of busy time, answer whether a sleeping worker should be woken to
+    /// share our work. Workers wake only while fewer threads are busy than the pool has
+    /// workers (a guest running parallel work counts as one).
+    fn heartbeat(&self, local: &Local) -> bool {
+        if local.countdown.get() > 0 {
+            return false;
+        }
+        local.countdown.set(JOINS_PER_CLOCK_READ);
+        let now = ticks();
+        let last = local.last_beat.get();
+        if last == 0 {
+            local.last_beat.set(now);
+            return false;
+        }
+        if now.wrapping_sub(last) < HEARTBEAT_TICKS {
+            return false;
+        }
+        local.last_beat.set(now);
+        let registry = self.registry();
+        let sleeping = registry.sleep.sleeping_workers() as usize;
+        sleeping > registry.active_guests.load(Ordering::Relaxed)
+            && registry.sleep.idle_awake_workers() == 0
+    }
+
+    /// Pushes the oldest recorded, not yet promoted join frame onto the deque.
+    ///
+    /// # Safety
+    /// Owner only; `local` is this seat's.
+    unsafe fn promote_oldest(&self, local: &Local, wake: bool) {
+        let index = local.promoted.get();
+        if index >= local.depth.get().min(MAX_FRAMES) {
+            return;
+        }
+        let frame = local.frames[index].get();
+        local.promoted.set(index + 1);
+        // SAFETY: frames [promoted, min(depth, MAX)) are live join frames on this thread's
+        // stack, recorded by `join`; nobody else can see this one before the push below.
+        unsafe {
+            (*(*frame).latch.get()).write(SpinLatch::new(&self.sleep_word));
+            self.deque.push(JobRef::new(frame as *const JobHeader));
+        }
+        let registry = self.registry();
+        registry.sleep.new_jobs(1, true, wake, || registry.wake_any_worker());
+    }
+
+    /// Finds a job: own deque, own inbox, other seats' deques, the injector. Owner only.
+    pub(crate) unsafe fn find_work(&self) -> Option<JobRef> {
+        // SAFETY: owner, by contract.
+        if let Some(job) = unsafe { self.deque.pop() } {
+            return Some(job);
+        }
+        if let Some(job) = self.inbox.pop() {
+            return Some(job);
+        }
+        // SAFETY: owner, by contract.
+        if let Some(job) = unsafe { self.steal_from_others() } {
+            return Some(job);
+        }
+        self.registry().injector.pop()
+    }
+
+    unsafe fn steal_from_others(&self) -> Option<JobRef> {
+        let registry = self.registry();
+        let workers = registry.num_workers;
+        let guests = registry.guest_mask.load(Ordering::Relaxed);
+        let total = registry.seats.len();
+        // SAFETY: owner, by contract.
+        let start = unsafe { self.local() }.next_random() as usize % total;
+        let mut retry = true;
+        while retry {
+            retry = false;
+            for k in 0..total {
+                let i = (start + k) % total;
+                if i == self.index || (i >= workers && guests & (1 << (i - workers)) == 0) {
+                    continue;
+                }
+                match registry.seats[i].deque.steal() {
+                    Steal::Success(job) => return Some(job),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// Asks one other busy-looking seat to split its work.
+    unsafe fn request_split(&self) {
+        let registry = self.registry();
+        let workers = registry.num_workers;
+        let guests = registry.guest_mask.load(Ordering::Relaxed);
+        let total = registry.seats.len();
+        // SAFETY: owner, by contract.
+        let start = unsafe { self.local() }.next_random() as usize % total;
+        for k in 0..total {
+            let i = (start + k) % total;
+            if i == self.index || (i >= workers && guests & (1 << (i - workers)) == 0) {
+                continue;
+            }
+            let flag = &registry.seats[i].split_request;
+            if !flag.load(Ordering::Relaxed) {
+                flag.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    }
+
+    /// Runs jobs until `latch` is set: the wait of a join whose frame was stolen, of a scope,
+    /// of `install` from another pool, and (with the terminate latch) a worker's main loop.
+    /// Owner only.
+    pub(crate) unsafe fn wait_until(&self, latch: &CoreLatch) {
+        if latch.probe() {
+            return;
+        }
+        // SAFETY: owner, by contract.
+        unsafe { self.wait_until_cold(latch, false) }
+    }
+
+    #[cold]
+    unsafe fn wait_until_cold(&self, latch: &CoreLatch, drain: bool) {
+        let registry = self.registry();
+        let worker = self.is_worker();
+        if worker {
+            registry.sleep.start_looking();
+        }
+        let mut idle = IdleState::new();
+        loop {
+            if !drain && latch.probe() {
+                break;
+            }
+            // SAFETY: owner, by contract.
+            if let Some(job) = unsafe { self.find_work() } {
+                if worker {
+                    registry.sleep.work_found();
+                }
+                // SAFETY: owner, by contract.
+                unsafe { self.local() }.reset_heartbeat();
+                // SAFETY: we took the job out of a queue, so we own its execution.
+                unsafe { job.execute() };
+                if worker {
+                    registry.sleep.start_looking();
+                }
+                idle = IdleState::new();
+                continue;
+            }
+            if drain && latch.probe() {
+                break;
+            }
+            idle.rounds += 1;
+            if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+                // SAFETY: owner, by contract.
+                unsafe { self.request_split() };
+                idle.pause();
+            } else if idle.rounds == ROUNDS_UNTIL_SLEEPY && worker {
+                registry.sleep.announce_sleepy(&mut idle);
+                idle.pause();
+            } else if idle.rounds >= ROUNDS_UNTIL_SLEEPING || !worker {
+                if worker {
+                    registry.sleep.sleep(&mut idle, latch, &self.sleep_word, || {
+                        !registry.injector.is_empty() || !self.inbox.is_empty()
+                    });
+                } else {
+                    registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                    Sleep::sleep_on_latch(latch, &self.sleep_word);
+                    registry.active_guests.fetch_add(1, Ordering::Relaxed);
+                    idle.rounds = 0;
+                }
+            }
+        }
+        if worker {
+            registry.sleep.work_found();
+        }
+    }
+
+    /// Executes one available job if there is one (for `yield_now`). Owner only.
+    pub(crate) unsafe fn yield_one(&self, local_only: bool) -> bool {
+        // SAFETY: owner, by contract.
+        let job = if local_only { unsafe { self.deque.pop() } } else { unsafe { self.find_work() } };
+        match job {
+            Some(job) => {
+                // SAFETY: we own the job we took.
+                unsafe { job.execute() };
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Handlers and settings a registry is built with (from `ThreadPoolBuilder`).
+#[derive(Default)]
+pub(crate) struct RegistryConfig {
+    pub(crate) num_threads: usize,
+    pub(crate) guest_seats: usize,
+    pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    pub(crate) stack_size: Option<usize>,
+    pub(crate) start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
+    pub(crate) exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
+    pub(crate) panic_handler: Option<Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>,
+}
+
+/// A pool's shared state.
+pub(crate) struct Registry {
+    seats: Box<[Seat]>,
+    pub(crate) num_workers: usize,
+    guest_mask: AtomicU64,
+    pub(crate) active_guests: AtomicUsize,
+    pub(crate) injector: Injector,
+    pub(crate) sleep: Sleep,
+    /// Reasons to keep running: the owning `ThreadPool` handle (or the global pool's
+    /// permanent one) plus one per spawned job not yet finished. At zero, workers terminate.
+    terminate_count: AtomicUsize,
+    handles: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
+    exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
+    panic_handler: Option<Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>,
+}
+
+/// Spawning a worker thread failed.
+#[derive(Debug)]
+pub(crate) struct SpawnError(pub(crate) std::io::Error);
+
+impl Registry {
+    /// Builds the registry and starts its worker threads.
+    pub(crate) fn new(mut config: RegistryConfig) -> Result<Arc<Registry>, SpawnError> {
+        let n = config.num_threads.max(1);
+        let guests = config.guest_seats.min(64);
+        let registry = Arc::new_cyclic(|weak| {
+            let ptr = weak.as_ptr();
+            let seats = (0..n + guests)
+                .map(|index| Seat {
+                    deque: Deque::new(),
+                    split_request: CachePadded(AtomicBool::new(false)),
+                    sleep_word: CachePadded(SleepWord::new()),
+                    local: CachePadded(LocalCell(UnsafeCell::new(Local::new(
+                        0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index as u64 + 1),
+                    )))),
+                    terminate: CoreLatch::new(),
+                    inbox: Injector::new(if index < n { 16 } else { 2 }),
+                    registry: ptr,
+                    index,
+                })
+                .collect();
+            Registry {
+                seats,
+                num_workers: n,
+                guest_mask: AtomicU64::new(0),
+                active_guests: AtomicUsize::new(0),
+                injector: Injector::new(1024),
+                sleep: Sleep::new(),
+                terminate_count: AtomicUsize::new(1),
+                handles: Mutex::new(Vec::new()),
+                start_handler: config.start_handler.take(),
+                exit_handler: config.exit_handler.take(),
+                panic_handler: config.panic_handler.take(),
+            }
+        });
+        for index in 0..n {
+            let mut builder = std::thread::Builder::new();
+            if let Some(name) = config.thread_name.as_mut() {
+                builder = builder.name(name(index));
+            }
+            if let Some(size) = config.stack_size {
+                builder = builder.stack_size(size);
+            }
+            let r = registry.clone();
+            match builder.spawn(move || r.main_loop(index)) {
+                Ok(handle) => registry.handles.lock().unwrap_or_else(|e| e.into_inner()).push(handle),
+                Err(e) => {
+                    // Stop the workers already started, and wait for them.
+                    registry.terminate();
+                    registry.join_threads();
+                    return Err(SpawnError(e));
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    fn main_loop(self: Arc<Registry>, index: usize) {
+        let seat = &self.seats[index];
+        CURRENT.with(|c| c.set(seat));
+        if let Some(handler) = &self.start_handler {
+            self.catch_handler(|| handler(index));
+        }
+        // SAFETY: this thread occupies worker seat `index` for its whole life.
+        unsafe { seat.wait_until_cold(&seat.terminate, true) };
+        if let Some(handler) = &self.exit_handler {
+            self.catch_handler(|| handler(index));
+        }
+        CURRENT.with(|c| c.set(std::ptr::null()));
+    }
+
+    fn catch_handler(&self, f: impl FnOnce()) {
+        if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            self.handle_panic(payload);
+        }
+    }
+
+    /// A panic nobody can receive (from a spawned job or a handler): give it to the panic
+    /// handler, or abort as rayon does when there is none.
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        match &self.panic_handler {
+            Some(handler) => {
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(payload)));
+                if result.is_err() {
+                    eprintln!("blitz-par: the panic handler panicked; aborting");
+                    std::process::abort();
+                }
+            }
+            None => {
+                eprintln!("blitz-par: a spawned job panicked and the pool has no panic handler; aborting");
+                std::process::abort();
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn num_threads(&self) -> usize {
+        self.num_workers
+    }
+
+    /// Whether `seat` belongs to this registry.
+    #[inline]
+    pub(crate) fn owns(&self, seat: *const Seat) -> bool {
+        !seat.is_null() && std::ptr::eq(
+            // SAFETY: a non-null CURRENT points to a live seat of a live registry.
+            unsafe { (*seat).registry },
+            self,
+        )
+    }
+
+    /// Wakes one sleeping worker; returns whether one was asleep.
+    pub(crate) fn wake_any_worker(&self) -> bool {
+        self.seats[..self.num_workers].iter().any(|seat| seat.sleep_word.wake())
+    }
+
+    /// Pushes a job for any worker of this pool.
+    pub(crate) fn inject(&self, job: JobRef) {
+        let was_empty = self.injector.is_empty();
+        self.injector.push(job);
+        self.sleep.new_jobs(1, was_empty, true, || self.wake_any_worker());
+    }
+
+    /// Pushes a job that only worker `index` may run, and wakes it.
+    pub(crate) fn inject_to(&self, index: usize, job: JobRef) {
+        let seat = &self.seats[index];
+        seat.inbox.push(job);
+        self.sleep.new_jobs(1, true, false, || false);
+        seat.sleep_word.wake();
+    }
+
+    /// Pushes a spawned job: on the caller's deque if it is a worker or guest of this pool
+    /// that will stay until the job is done (`local_ok`), else on the injector.
+    pub(crate) fn push_spawned(&self, job: JobRef, local_ok: bool) {
+        let seat = current_seat();
+        if local_ok && self.owns(seat) {
+            // SAFETY: CURRENT is the calling thread's own seat, so we are its owner.
+            unsafe {
+                (*seat).deque.push(job);
+            }
+            self.sleep.new_jobs(1, true, true, || self.wake_any_worker());
+        } else {
+            self.inject(job);
+        }
+    }
+
+    /// Claims a guest seat for the calling thread, if one is free.
+    fn claim_guest(&self) -> Option<&Seat> {
+        thread_local!(static HINT: Cell<u32> = const { Cell::new(0) });
+        let guests = self.seats.len() - self.num_workers;
+        if guests == 0 {
+            return None;
+        }
+        let all = if guests == 64 { u64::MAX } else { (1u64 << guests) - 1 };
+        let mut try_bit = HINT.with(|h| h.get()) as usize % guests;
+        for _ in 0..guests {
+            let bit = 1u64 << try_bit;
+            if self.guest_mask.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
+                HINT.with(|h| h.set(try_bit as u32));
+                return Some(&self.seats[self.num_workers + try_bit]);
+            }
+            let free = !self.guest_mask.load(Ordering::Relaxed) & all;
+            if free == 0 {
+                return None;
+            }
+            try_bit = free.trailing_zeros() as usize;
+        }
+        None
+    }
+
+    fn release_guest(&self, seat: &Seat) {
+        let bit = 1u64 << (seat.index - self.num_workers);
+        self.guest_mask.fetch_and(!bit, Ordering::AcqRel);
+    }
+
+    /// Runs `f` with the calling thread (outside every pool) as a guest of this registry; if
+    /// no guest seat is free, runs `f` on a worker and blocks until it is done.
+    #[cold]
+    pub(crate) fn enter_as_guest<F, R>(&self, f: F) -> R
+    where
+        F: FnOnce() -> R + Send,
+        R: Send,
+    {
+        let Some(seat) = self.claim_guest() else {
+            return super::pool::run_on_worker_blocking(self, f);
+        };
+        // SAFETY: we just claimed the seat, so this thread is its only occupant.
+        let local = unsafe { seat.local() };
+        local.depth.set(0);
+        local.promoted.set(0);
+        local.reset_heartbeat();
+        local.beat_pending.set(false);
+        seat.split_request.store(false, Ordering::Relaxed);
+        self.active_guests.fetch_add(1, Ordering::Relaxed);
+        CURRENT.with(|c| c.set(seat));
+        struct Leave<'a>(&'a Registry, &'a Seat);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.set(std::ptr::null()));
+                self.0.active_guests.fetch_sub(1, Ordering::Relaxed);
+                debug_assert!(self.1.deque.is_empty());
+                self.0.release_guest(self.1);
+            }
+        }
+        let _leave = Leave(self, seat);
+        f()
+    }
+
+    /// One more reason to keep the workers alive (a spawned job).
+    pub(crate) fn increment_terminate_count(&self) {
+        self.terminate_count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// One reason fewer; the last one tells every worker to exit once out of work.
+    pub(crate) fn terminate(&self) {
+        if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            for seat in &self.seats[..self.num_workers] {
+                if seat.terminate.set() {
+                    seat.sleep_word.wake();
+                }
+                // A worker may be sleeping on a different latch (a join); wake it anyway so
+                // that it notices termination once it returns to its main loop.
+                seat.sleep_word.wake();
+            }
+        }
+    }
+
+    /// Waits for the worker threads to exit (unless called from one of them).
+    pub(crate) fn join_threads(&self) {
+        if self.owns(current_seat()) {
+            return;
+        }
+        let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
+        for handle in handles {
+            let _ = handle.join();
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Scopes: spawn any number of jobs that may borrow from the enclosing stack; the scope
+//! returns once all of them have finished.
+//!
+//! Spawned jobs are heap jobs pushed on the spawning thread's deque (so the spawner's own
+//! thread runs them LIFO when nobody steals them); a [`CountLatch`] counts the scope body
+//! plus every job not yet finished, and the scope's owner runs other jobs while it waits.
+//! `spawn_fifo` jobs go through a per-scope FIFO queue instead: each spawn pushes the job on
+//! that queue and a "ticket" on the deque, and whichever thread runs a ticket runs the oldest
+//! queued job, so the jobs start in spawn order.
+
+use super::injector::Injector;
+use super::job::{HeapJob, JobHeader, JobRef};
+use super::latch::CountLatch;
+use super::pool::current_registry;
+use super::registry::{current_seat, Registry, Seat};
+use crate::sync::{AtomicPtr, Ordering};
+use std::any::Any;
+use std::marker::PhantomData;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// A scope in which to spawn jobs that borrow from the enclosing stack; see [`scope`].
+pub struct Scope<'scope> {
+    base: ScopeBase<'scope>,
+}
+
+/// A scope whose spawned jobs start in spawn order; see [`scope_fifo`].
+#[repr(C)]
+pub struct ScopeFifo<'scope> {
+    /// The ticket job pushed on a deque per `spawn_fifo`; first, so that its address is the
+    /// scope's.
+    ticket: JobHeader,
+    fifo: Injector,
+    base: ScopeBase<'scope>,
+}
+
+struct ScopeBase<'scope> {
+    registry: Arc<Registry>,
+    /// The first panic of the body or a job.
+    panic: AtomicPtr<Box<dyn Any + Send + 'static>>,
+    latch: CountLatch,
+    /// Invariant in `'scope`, like rayon's.
+    marker: PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>,
+}
+
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ScopeFifo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScopeFifo").finish_non_exhaustive()
+    }
+}
+
+/// A pointer that may cross threads; the scope guarantees the pointee outlives every job.
+struct SendPtr<T>(*const T);
+// SAFETY: used only for scopes, which are Sync and outlive their jobs.
+unsafe impl<T> Send for SendPtr<T> {}
+impl<T> SendPtr<T> {
+    fn get(&self) -> *const T {
+        self.0
+    }
+}
+
+impl<'scope> ScopeBase<'scope> {
+    fn new(seat: &Seat) -> Self {
+        ScopeBase {
+            registry: current_registry(),
+            panic: AtomicPtr::new(std::ptr::null_mut()),
+            latch: CountLatch::new(&seat.sleep_word),
+            marker: PhantomData,
+        }
+    }
+
+    fn store_panic(&self, payload: Box<dyn Any + Send>) {
+        let boxed = Box::into_raw(Box::new(payload));
+        if self
+            .panic
+            .compare_exchange(std::ptr::null_mut(), boxed, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            // A panic is already recorded; drop this one.
+            // SAFETY: we just created it and nobody else saw it.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
+
+    /// Runs the body, waits for every job, then returns the body's result or re-raises the
+    /// first panic.
+    fn complete<R>(&self, seat: &Seat, body: impl FnOnce() -> R) -> R {
+        let result = match catch_unwind(AssertUnwindSafe(body)) {
+            Ok(r) => Some(r),
+            Err(payload) => {
+                self.store_panic(payload);
+                None
+            }
+        };
+        // SAFETY: the latch lives in `self` until we return; our own count.
+        unsafe { CountLatch::decrement(&self.latch) };
+        // SAFETY: `seat` is the calling thread's own seat.
+        unsafe { seat.wait_until(&self.latch.latch.core) };
+        let panic = self.panic.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !panic.is_null() {
+            // SAFETY: stored by store_panic, taken once by the swap.
+            let payload = unsafe { *Box::from_raw(panic) };
+            resume_unwind(payload);
+        }
+        result.expect("the scope body returned")
+    }
+
+    /// Wraps a job body so that it records its panic and counts itself done.
+    fn job<S, BODY>(&self, scope: &S, body: BODY) -> JobRef
+    where
+        BODY: FnOnce(&S) + Send,
+        S: Sync,
+    {
+        self.latch.increment();
+        let scope = SendPtr(scope as *const S);
+        let base = SendPtr(self as *const ScopeBase<'scope>);
+        HeapJob::into_job_ref(move || {
+            // SAFETY: the scope (and its base) waits for this job's decrement before it
+            // returns, so both are alive here.
+            let (scope, base) = unsafe { (&*scope.get(), &*base.get()) };
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body(scope))) {
+                base.store_panic(payload);
+            }
+            // SAFETY: alive until this decrement, as above; nothing touches it afterwards.
+            unsafe { CountLatch::decrement(&base.latch) };
+        })
+    }
+}
+
+impl<'scope> Scope<'scope> {
+    /// Spawns a job that may borrow anything that outlives the scope. It runs on any thread
+    /// of the pool, and the scope does not return before it has finished. A panic in it is
+    /// re-raised by `scope` once every job has finished.
+    ///
+    /// ```
+    /// let mut a = 0;
+    /// let mut b = 0;
+    /// blitz_par::scope(|s| {
+    ///     s.spawn(|_| a = 1);
+    ///     s.spawn(|s| {
+    ///         s.spawn(|_| b = 2); // jobs may spawn more jobs
+    ///     });
+    /// });
+    /// assert_eq!((a, b), (1, 2));
+    /// ```
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        let job = self.base.job(self, body);
+        self.base.registry.push_spawned(job, true);
+    }
+}
+
+impl<'scope> ScopeFifo<'scope> {
+    /// Spawns a job like [`Scope::spawn`]; jobs spawned with `spawn_fifo` start in the order
+    /// they were spawned (they may still finish in any order).
+    ///
+    /// ```
+    /// let order = std::sync::Mutex::new(Vec::new());
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// pool.scope_fifo(|s| {
+    ///     for i in 0..4 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+    /// ```
+    pub fn spawn_fifo<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
+    {
+        let job = self.base.job(self, body);
+        self.fifo.push(job);
+        // SAFETY: the ticket lives in the scope, which outlives every job and ticket: each
+        // ticket runs exactly one queued job, and the scope waits for all of them.
+        let ticket = unsafe { JobRef::new(&self.ticket) };
+        self.base.registry.push_spawned(ticket, true);
+    }
+
+    /// Runs the oldest queued job of the scope whose ticket this is.
+    ///
+    /// # Safety
+    /// `header` is the ticket of a live `ScopeFifo` that has a queued job for this ticket.
+    unsafe fn run_ticket(header: NonNull<JobHeader>) {
+        // SAFETY: see contract; the ticket is the first field of the repr(C) ScopeFifo, so
+        // its address is the scope's (the lifetime does not matter for reading `fifo`).
+        unsafe {
+            let scope = header.as_ptr() as *const ScopeFifo<'static>;
+            let job = (*scope).fifo.pop().expect("a FIFO ticket without a queued job");
+            job.execute();
+        }
+    }
+}
+
+/// Creates a scope on the calling thread's pool (the global pool outside any pool): runs `op`,
+/// in which jobs may be spawned that borrow from the enclosing stack, then waits until every
+/// spawned job has finished, running jobs itself meanwhile.
+///
+/// `op` runs on the calling thread (rayon runs it on a pool thread when called from outside the
+/// pool; for that, wrap the call in `ThreadPool::install`).
+///
+/// # Panics
+/// If `op` or a spawned job panics, the first panic is re-raised after all jobs finished.
+///
+/// ```
+/// let v = vec![1, 2, 3];
+/// let mut sums = [0; 2];
+/// let (first, second) = sums.split_at_mut(1);
+/// blitz_par::scope(|s| {
+///     s.spawn(|_| first[0] = v.iter().sum());
+///     s.spawn(|_| second[0] = v.iter().product());
+/// });
+/// assert_eq!(sums, [6, 6]);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    super::enter(move || {
+        // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
+        let seat = unsafe { &*current_seat() };
+        let scope = Scope { base: ScopeBase::new(seat) };
+        scope.base.complete(seat, || op(&scope))
+    })
+}
+
+/// Same as [`scope`]: in blitz-par every scope runs its body on the calling thread.
+///
+/// ```
+/// let mut x = 0;
+/// blitz_par::in_place_scope(|s| s.spawn(|_| x += 1));
+/// assert_eq!(x, 1);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    scope(op)
+}
+
+/// Like [`scope`], for jobs spawned with [`ScopeFifo::spawn_fifo`], which start in spawn
+/// order.
+///
+/// ```
+/// let n = std::sync::atomic::AtomicUsize::new(0);
+/// blitz_par::scope_fifo(|s| {
+///     for _ in 0..10 {
+///         s.spawn_fifo(|_| { n.fetch_add(1, std::sync::atomic::Ordering::SeqCst); });
+///     }
+/// });
+/// assert_eq!(n.into_inner(), 10);
+/// ```
+pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+    R: Send,
+{
+    super::enter(move || {
+        // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
+        let seat = unsafe { &*current_seat() };
+        let scope = ScopeFifo {
+            ticket: JobHeader { execute: ScopeFifo::run_ticket },
+            fifo: Injector::new(64),
+            base: ScopeBase::new(seat),
+        };
+        scope.base.complete(seat, || op(&scope))
+    })
+}
+
+/// Same as [`scope_fifo`].
+///
+/// ```
+/// let mut x = 0;
+/// blitz_par::in_place_scope_fifo(|s| s.spawn_fifo(|_| x += 1));
+/// assert_eq!(x, 1);
+/// ```
+pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+    R: Send,
+{
+    scope_fifo(op)
+}

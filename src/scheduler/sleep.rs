@@ -1,0 +1,292 @@
+//! Sleep and wake: idle workers spin, then yield, then sleep on a futex; posters of new work
+//! wake a sleeper only when no awake idle worker will find the work. No lock anywhere.
+//!
+//! The protocol (seeds 000 and 001, rayon's jobs-event-counter design on futexes) and the proof
+//! sketch for each SeqCst operation are in `src/scheduler/README.md`, "Sleep and wake".
+//!
+//! State:
+//! - one counters word: sleeping workers (bits 0..16), inactive workers (16..32, idle or
+//!   sleeping), and the jobs event counter JEC (32..64). JEC is odd while "active" (work was
+//!   posted since the last sleepy announcement) and even while "sleepy";
+//! - one [`SleepWord`] per seat: AWAKE or BLOCKED, the futex the seat's thread sleeps on. A
+//!   waker moves it BLOCKED -> AWAKE with a CAS and then calls futex wake; the sleeper
+//!   decrements the sleeping count itself once it runs again.
+
+use super::latch::CoreLatch;
+use crate::sync::{fence, futex, AtomicU32, AtomicU64, CachePadded, Ordering};
+
+const AWAKE: u32 = 0;
+const BLOCKED: u32 = 1;
+
+/// The futex word a seat's thread sleeps on.
+pub(crate) struct SleepWord {
+    state: AtomicU32,
+}
+
+impl SleepWord {
+    pub(crate) fn new() -> SleepWord {
+        SleepWord { state: AtomicU32::new(AWAKE) }
+    }
+
+    /// Sleeper: mark itself blocked (published by the SeqCst operation that follows).
+    #[inline]
+    fn block(&self) {
+        self.state.store(BLOCKED, Ordering::SeqCst);
+    }
+
+    /// Sleeper: undo `block` when it decides not to sleep after all.
+    #[inline]
+    fn unblock(&self) {
+        let _ = self.state.compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed);
+    }
+
+    /// Sleeper: block until a waker moves the word to AWAKE.
+    fn wait_while_blocked(&self) {
+        while self.state.load(Ordering::Acquire) == BLOCKED {
+            futex::wait(&self.state, BLOCKED);
+        }
+    }
+
+    /// Waker: wake the thread if it is blocked. Returns whether it was.
+    #[inline]
+    pub(crate) fn wake(&self) -> bool {
+        if self.state.compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+        {
+            futex::wake_one(&self.state);
+            true
+        } else {
+            false
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_blocked(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == BLOCKED
+    }
+}
+
+/// Spin rounds before yielding. A round is one search for work (pop, steal from every seat,
+/// injector) plus `SPIN_PAUSES` pause instructions: together about 0.2 to 1 us on the 2-core
+/// development machine, so spinning lasts roughly 5 to 30 us.
+pub(crate) const SPIN_ROUNDS: u32 = 32;
+const SPIN_PAUSES: u32 = 32;
+/// The round at which a worker announces it is sleepy; the rounds between spinning and this
+/// one yield (a `sched_yield` each, about 1 us when nothing else is runnable).
+pub(crate) const ROUNDS_UNTIL_SLEEPY: u32 = SPIN_ROUNDS + 32;
+/// The round at which it goes to sleep.
+pub(crate) const ROUNDS_UNTIL_SLEEPING: u32 = ROUNDS_UNTIL_SLEEPY + 1;
+
+/// Per-search idle bookkeeping of one thread.
+pub(crate) struct IdleState {
+    pub(crate) rounds: u32,
+    /// JEC value recorded when announcing sleepy.
+    jobs_counter: u32,
+}
+
+impl IdleState {
+    pub(crate) fn new() -> IdleState {
+        IdleState { rounds: 0, jobs_counter: 0 }
+    }
+
+    /// Pause between unsuccessful searches: spin first, then yield.
+    #[inline]
+    pub(crate) fn pause(&self) {
+        if self.rounds < SPIN_ROUNDS {
+            for _ in 0..SPIN_PAUSES {
+                std::hint::spin_loop();
+            }
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+const SLEEPING_ONE: u64 = 1;
+const INACTIVE_ONE: u64 = 1 << 16;
+const JEC_ONE: u64 = 1 << 32;
+
+#[inline]
+fn sleeping(c: u64) -> u32 {
+    (c & 0xffff) as u32
+}
+#[inline]
+fn inactive(c: u64) -> u32 {
+    ((c >> 16) & 0xffff) as u32
+}
+#[inline]
+fn jec(c: u64) -> u32 {
+    (c >> 32) as u32
+}
+
+/// The pool-wide sleep state.
+pub(crate) struct Sleep {
+    counters: CachePadded<AtomicU64>,
+}
+
+impl Sleep {
+    pub(crate) fn new() -> Sleep {
+        Sleep { counters: CachePadded(AtomicU64::new(0)) }
+    }
+
+    /// Workers asleep now (a hint).
+    #[inline]
+    pub(crate) fn sleeping_workers(&self) -> u32 {
+        sleeping(self.counters.load(Ordering::Relaxed))
+    }
+
+    /// Workers idle but awake now (a hint).
+    #[inline]
+    pub(crate) fn idle_awake_workers(&self) -> u32 {
+        let c = self.counters.load(Ordering::Relaxed);
+        inactive(c).saturating_sub(sleeping(c))
+    }
+
+    /// A worker starts searching for work.
+    #[inline]
+    pub(crate) fn start_looking(&self) {
+        self.counters.fetch_add(INACTIVE_ONE, Ordering::SeqCst);
+    }
+
+    /// A searching worker found work (or stops searching).
+    #[inline]
+    pub(crate) fn work_found(&self) {
+        self.counters.fetch_sub(INACTIVE_ONE, Ordering::SeqCst);
+    }
+
+    /// Announce "sleepy": make JEC even (sleepy) if it is odd, and remember its value.
+    pub(crate) fn announce_sleepy(&self, idle: &mut IdleState) {
+        let mut c = self.counters.load(Ordering::SeqCst);
+        loop {
+            if jec(c) & 1 == 0 {
+                break;
+            }
+            match self.counters.compare_exchange_weak(
+                c,
+                c.wrapping_add(JEC_ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    c = c.wrapping_add(JEC_ONE);
+                    break;
+                }
+                Err(now) => c = now,
+            }
+        }
+        idle.jobs_counter = jec(c);
+    }
+
+    /// New jobs were posted (pushed on a deque or injected). Makes JEC active so that no
+    /// sleepy worker goes to sleep without seeing them, then wakes up to `num_jobs` sleepers if
+    /// `allow_wake` and no awake idle worker will find the jobs.
+    ///
+    /// `wake_one` is called for each sleeper to wake and returns whether it woke one.
+    pub(crate) fn new_jobs(
+        &self,
+        num_jobs: u32,
+        queue_was_empty: bool,
+        allow_wake: bool,
+        mut wake_one: impl FnMut() -> bool,
+    ) {
+        // The job is already published (deque slot + bottom, or injector slot). This fence
+        // orders that publication before our read of the counters, against the SeqCst fence a
+        // thief runs inside `steal` (README, "Sleep and wake", case analysis).
+        fence(Ordering::SeqCst);
+        // JEC += 1 if even (sleepy); if odd, nobody announced sleepy since the last post.
+        let mut c = self.counters.load(Ordering::SeqCst);
+        while jec(c) & 1 == 0 {
+            match self.counters.compare_exchange_weak(
+                c,
+                c.wrapping_add(JEC_ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break,
+                Err(now) => c = now,
+            }
+        }
+        let sleepers = sleeping(c);
+        if sleepers == 0 || !allow_wake {
+            return;
+        }
+        let idle_awake = inactive(c).saturating_sub(sleepers);
+        let to_wake = if queue_was_empty {
+            num_jobs.saturating_sub(idle_awake).min(sleepers)
+        } else {
+            num_jobs.min(sleepers)
+        };
+        for _ in 0..to_wake {
+            if !wake_one() {
+                break;
+            }
+        }
+    }
+
+    /// A worker that searched for `ROUNDS_UNTIL_SLEEPING` rounds goes to sleep on its sleep
+    /// word, unless the latch it waits for is set, new jobs were posted since it announced
+    /// sleepy, or the injector holds jobs. Returns after being woken (or deciding not to
+    /// sleep); the caller then searches again.
+    pub(crate) fn sleep(
+        &self,
+        idle: &mut IdleState,
+        latch: &CoreLatch,
+        word: &SleepWord,
+        injector_has_jobs: impl Fn() -> bool,
+    ) {
+        if !latch.get_sleepy() {
+            return;
+        }
+        // BLOCKED before the latch CAS and the counters CAS, so that a setter or poster that
+        // sees us registered also sees the word blocked and wakes it.
+        word.block();
+        if !latch.fall_asleep() {
+            word.unblock();
+            idle.rounds = SPIN_ROUNDS;
+            return;
+        }
+        // Register as sleeping, only if JEC is still what we announced.
+        let mut c = self.counters.load(Ordering::SeqCst);
+        loop {
+            if jec(c) != idle.jobs_counter {
+                word.unblock();
+                latch.wake_up();
+                idle.rounds = SPIN_ROUNDS;
+                return;
+            }
+            match self.counters.compare_exchange_weak(
+                c,
+                c + SLEEPING_ONE,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => break,
+                Err(now) => c = now,
+            }
+        }
+        // Pairs with the fence an injector runs between pushing and reading the counters:
+        // either it sees us sleeping and wakes us, or we see its job here.
+        fence(Ordering::SeqCst);
+        if injector_has_jobs() || latch.probe() {
+            word.unblock();
+        }
+        word.wait_while_blocked();
+        self.counters.fetch_sub(SLEEPING_ONE, Ordering::SeqCst);
+        latch.wake_up();
+        idle.rounds = 0;
+    }
+
+    /// A thread with no part in the counters (a guest: it is never woken for new work) sleeps
+    /// until `latch` is set.
+    pub(crate) fn sleep_on_latch(latch: &CoreLatch, word: &SleepWord) {
+        if !latch.get_sleepy() {
+            return;
+        }
+        word.block();
+        if !latch.fall_asleep() {
+            word.unblock();
+            return;
+        }
+        word.wait_while_blocked();
+        latch.wake_up();
+    }
+}

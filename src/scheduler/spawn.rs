@@ -1,0 +1,193 @@
+//! Fire-and-forget jobs (`spawn`, `spawn_fifo`) and `broadcast`.
+
+use super::job::{HeapJob, JobHeader, JobRef};
+use super::latch::CountLatch;
+use super::pool::{current_registry, install};
+use super::registry::{current_seat, Registry};
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// Spawns a `'static` job on the current pool (the global pool outside any pool) and returns at
+/// once. A panic in the job goes to the pool's panic handler, or aborts the process when there
+/// is none (the global pool has none unless built with one).
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// blitz_par::spawn(move || tx.send(42).unwrap());
+/// assert_eq!(rx.recv().unwrap(), 42);
+/// ```
+pub fn spawn<F>(func: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    spawn_in(&current_registry(), func, false)
+}
+
+/// Like [`spawn`]; jobs spawned with `spawn_fifo` start in spawn order.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// blitz_par::spawn_fifo(move || tx.send(1).unwrap());
+/// assert_eq!(rx.recv().unwrap(), 1);
+/// ```
+pub fn spawn_fifo<F>(func: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    spawn_in(&current_registry(), func, true)
+}
+
+pub(crate) fn spawn_in<F>(registry: &Arc<Registry>, func: F, fifo: bool)
+where
+    F: FnOnce() + Send + 'static,
+{
+    // The job keeps the pool alive (and its workers running) until it has finished.
+    registry.increment_terminate_count();
+    let r = registry.clone();
+    let job = HeapJob::into_job_ref(move || {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(func)) {
+            r.handle_panic(payload);
+        }
+        r.terminate();
+    });
+    if fifo {
+        registry.inject(job);
+    } else {
+        // A worker's own deque (LIFO, cheap); not a guest's, which may leave before the job
+        // runs.
+        let seat = current_seat();
+        // SAFETY: a non-null CURRENT is a live seat.
+        let local_ok = registry.owns(seat) && unsafe { (*seat).is_worker() };
+        registry.push_spawned(job, local_ok);
+    }
+}
+
+/// What a [`broadcast`] closure learns about where it runs.
+#[derive(Debug)]
+pub struct BroadcastContext<'a> {
+    index: usize,
+    num_threads: usize,
+    _marker: PhantomData<&'a ()>,
+}
+
+impl BroadcastContext<'_> {
+    /// The index of the thread running this call, in `0..num_threads()`.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The number of threads in the pool (and of calls of the broadcast closure).
+    pub fn num_threads(&self) -> usize {
+        self.num_threads
+    }
+}
+
+/// Runs `op` once on every thread of the current pool (the global pool outside any pool) and
+/// returns the results in thread order. Each call runs on its own thread.
+///
+/// ```
+/// let indices = blitz_par::broadcast(|ctx| ctx.index());
+/// assert_eq!(indices, (0..blitz_par::current_num_threads()).collect::<Vec<_>>());
+/// ```
+pub fn broadcast<OP, R>(op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    broadcast_in(&current_registry(), op)
+}
+
+#[repr(C)]
+struct BroadcastJob<'a, OP, R> {
+    header: JobHeader,
+    op: &'a OP,
+    index: usize,
+    num_threads: usize,
+    result: UnsafeCell<Option<std::thread::Result<R>>>,
+    latch: *const CountLatch,
+}
+
+impl<OP, R> BroadcastJob<'_, OP, R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    /// # Safety
+    /// `header` heads a live BroadcastJob, executed once; its latch outlives the call.
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        let this = header.as_ptr() as *const Self;
+        // SAFETY: alive and executed once, by contract; the latch is decremented last.
+        unsafe {
+            let ctx = BroadcastContext {
+                index: (*this).index,
+                num_threads: (*this).num_threads,
+                _marker: PhantomData,
+            };
+            let op = (*this).op;
+            *(*this).result.get() = Some(catch_unwind(AssertUnwindSafe(|| op(ctx))));
+            CountLatch::decrement((*this).latch);
+        }
+    }
+}
+
+pub(crate) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    if !registry.owns(current_seat()) {
+        let op = &op;
+        return install(registry, move || broadcast_here(registry, op));
+    }
+    broadcast_here(registry, &op)
+}
+
+/// Broadcast from a thread with a seat in `registry`.
+fn broadcast_here<OP, R>(registry: &Registry, op: &OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    // SAFETY: the caller checked that the calling thread has a seat in `registry`.
+    let seat = unsafe { &*current_seat() };
+    let n = registry.num_threads();
+    let latch = CountLatch::new(&seat.sleep_word);
+    let jobs: Vec<BroadcastJob<'_, OP, R>> = (0..n)
+        .map(|index| {
+            latch.increment();
+            BroadcastJob {
+                header: JobHeader { execute: BroadcastJob::<OP, R>::execute },
+                op,
+                index,
+                num_threads: n,
+                result: UnsafeCell::new(None),
+                latch: &latch,
+            }
+        })
+        .collect();
+    for (index, job) in jobs.iter().enumerate() {
+        // SAFETY: the jobs live in `jobs` until the latch is set below.
+        registry.inject_to(index, unsafe { JobRef::new(&job.header) });
+    }
+    // SAFETY: our own count; the latch outlives the wait.
+    unsafe { CountLatch::decrement(&latch) };
+    // SAFETY: our own seat.
+    unsafe { seat.wait_until(&latch.latch.core) };
+    let mut results = Vec::with_capacity(n);
+    let mut panic = None;
+    for job in jobs {
+        match job.result.into_inner().expect("broadcast job ran") {
+            Ok(r) => results.push(r),
+            Err(p) => {
+                panic.get_or_insert(p);
+            }
+        }
+    }
+    if let Some(p) = panic {
+        resume_unwind(p);
+    }
+    results
+}
