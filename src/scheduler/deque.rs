@@ -214,7 +214,7 @@ mod tests {
     fn job(n: usize) -> JobRef {
         // Fake job references: never executed, only compared.
         // SAFETY: non-null, never dereferenced.
-        unsafe { JobRef::new((n * 8) as *const JobHeader) }
+        unsafe { JobRef::new(std::ptr::without_provenance::<JobHeader>(n * 8)) }
     }
 
     fn id(j: JobRef) -> usize {

@@ -138,7 +138,7 @@ mod tests {
 
     fn job(n: usize) -> JobRef {
         // SAFETY: fake, never executed.
-        unsafe { JobRef::new((n * 8) as *const JobHeader) }
+        unsafe { JobRef::new(std::ptr::without_provenance::<JobHeader>(n * 8)) }
     }
 
     #[test]

@@ -58,11 +58,6 @@ impl SleepWord {
             false
         }
     }
-
-    #[cfg(test)]
-    pub(crate) fn is_blocked(&self) -> bool {
-        self.state.load(Ordering::SeqCst) == BLOCKED
-    }
 }
 
 /// Spin rounds before yielding. A round is one search for work (pop, steal from every seat,

@@ -1,0 +1,91 @@
+//! Scheduler tests that look at internal state: workers fall asleep when idle, the heartbeat
+//! wakes them for long work, guests leave no trace.
+
+use super::pool::ThreadPoolBuilder;
+use super::registry::current_seat;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+fn wait_for(mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    false
+}
+
+fn busy_tree(depth: u32, on_worker: &AtomicUsize) -> u64 {
+    if depth == 0 {
+        if super::current_thread_index().is_some() {
+            on_worker.fetch_add(1, Ordering::Relaxed);
+        }
+        return 1;
+    }
+    let (a, b) = super::join(|| busy_tree(depth - 1, on_worker), || busy_tree(depth - 1, on_worker));
+    a + b
+}
+
+#[test]
+fn idle_workers_go_to_sleep() {
+    let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let counter = AtomicUsize::new(0);
+    pool.install(|| busy_tree(16, &counter));
+    let registry = pool.registry.clone();
+    assert!(
+        wait_for(|| registry.sleep.sleeping_workers() == 3),
+        "idle workers must end up asleep (sleeping = {})",
+        registry.sleep.sleeping_workers()
+    );
+}
+
+#[test]
+fn heartbeat_wakes_sleepers_for_long_guest_work() {
+    // The global pool's workers are asleep; a long computation on an outside thread must
+    // reach them through the heartbeat (no idle thread is awake to ask for work).
+    let counter = AtomicUsize::new(0);
+    let mut tries = 0;
+    while counter.load(Ordering::Relaxed) == 0 && tries < 20 {
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(busy_tree(18, &counter), 1 << 18);
+        tries += 1;
+    }
+    if super::current_num_threads() > 1 {
+        assert!(counter.load(Ordering::Relaxed) > 0, "no leaf ever ran on a worker");
+    }
+    assert!(current_seat().is_null(), "the guest seat is released after the call");
+}
+
+#[test]
+fn tiny_outside_work_does_not_wake_workers() {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let registry = pool.registry.clone();
+    assert!(wait_for(|| registry.sleep.sleeping_workers() == 2));
+    let counter = AtomicUsize::new(0);
+    // A short join tree (far under a heartbeat period) on one worker: the injection wakes one
+    // worker to run it, and nothing may wake its sibling.
+    pool.install(|| busy_tree(4, &counter));
+    assert!(registry.sleep.sleeping_workers() >= 1);
+}
+
+/// Small enough for Miri: joins whose frames get promoted and stolen, scopes, spawns.
+#[test]
+fn small_join_scope_spawn() {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let counter = AtomicUsize::new(0);
+    for _ in 0..if cfg!(miri) { 2 } else { 50 } {
+        assert_eq!(pool.install(|| busy_tree(6, &counter)), 64);
+        assert_eq!(busy_tree(5, &counter), 32);
+        let mut v = [0u8; 8];
+        pool.scope(|s| {
+            for (i, x) in v.iter_mut().enumerate() {
+                s.spawn(move |_| *x = i as u8);
+            }
+        });
+        assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
+        let r = std::panic::catch_unwind(|| super::join(|| 1, || -> i32 { panic!("b") }));
+        assert!(r.is_err());
+    }
+}

@@ -1,0 +1,120 @@
+//! loom models of the lock-free protocols: the deque (push, pop and steal racing), the latch
+//! (set racing with falling asleep) and sleep/wake (a job posted while a worker goes to sleep
+//! is never lost). Run with `RUSTFLAGS="--cfg loom" cargo test --release --lib loom_models`.
+//!
+//! Futex waits are modelled as "yield and return spuriously" (`sync::futex`), so a lost
+//! wake-up appears as a thread that never leaves its wait loop, which loom reports.
+
+#![allow(missing_docs)]
+
+#[cfg(test)]
+mod models {
+    use crate::scheduler::deque::{Deque, Steal};
+    use crate::scheduler::job::{JobHeader, JobRef};
+    use crate::scheduler::latch::{CoreLatch, SpinLatch};
+    use crate::scheduler::sleep::{IdleState, Sleep, SleepWord};
+    use crate::sync::{AtomicBool, Ordering};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    fn job(n: usize) -> JobRef {
+        // SAFETY: fake job references, compared but never executed.
+        unsafe { JobRef::new(std::ptr::without_provenance::<JobHeader>(n * 8)) }
+    }
+
+    #[test]
+    fn deque_push_pop_steal() {
+        loom::model(|| {
+            let d = Arc::new(Deque::new());
+            let thief = {
+                let d = d.clone();
+                thread::spawn(move || match d.steal() {
+                    Steal::Success(j) => Some(j),
+                    _ => None,
+                })
+            };
+            // SAFETY: this thread is the owner.
+            unsafe {
+                d.push(job(1));
+                d.push(job(2));
+            }
+            // SAFETY: as above.
+            let popped = unsafe { d.pop() };
+            // SAFETY: as above.
+            let popped2 = unsafe { d.pop() };
+            let stolen = thief.join().unwrap();
+            let mut all: Vec<JobRef> = [popped, popped2, stolen].into_iter().flatten().collect();
+            all.sort_by_key(|j| j.as_ptr() as usize);
+            assert_eq!(all, vec![job(1), job(2)], "each job taken exactly once");
+        });
+    }
+
+    #[test]
+    fn deque_last_job_race() {
+        loom::model(|| {
+            let d = Arc::new(Deque::new());
+            // SAFETY: owner.
+            unsafe { d.push(job(1)) };
+            let thief = {
+                let d = d.clone();
+                thread::spawn(move || matches!(d.steal(), Steal::Success(_)))
+            };
+            // SAFETY: owner.
+            let popped = unsafe { d.pop() }.is_some();
+            let stolen = thief.join().unwrap();
+            assert!(popped ^ stolen, "exactly one of owner and thief gets the last job");
+        });
+    }
+
+    #[test]
+    fn latch_set_races_with_sleep() {
+        loom::model(|| {
+            let word = Arc::new(SleepWord::new());
+            let latch = Arc::new(SpinLatch::new(&word));
+            let setter = {
+                let latch = latch.clone();
+                let _word = word.clone();
+                // SAFETY: the Arc keeps the latch alive; the word outlives it (held by _word).
+                thread::spawn(move || unsafe { SpinLatch::set(&*latch) })
+            };
+            while !latch.core.probe() {
+                Sleep::sleep_on_latch(&latch.core, &word);
+            }
+            setter.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn posted_job_wakes_or_is_seen_by_sleeper() {
+        loom::model(|| {
+            let sleep = Arc::new(Sleep::new());
+            let word = Arc::new(SleepWord::new());
+            let job_posted = Arc::new(AtomicBool::new(false));
+            let poster = {
+                let (sleep, word, job_posted) = (sleep.clone(), word.clone(), job_posted.clone());
+                thread::spawn(move || {
+                    job_posted.store(true, Ordering::Release);
+                    sleep.new_jobs(1, true, true, || word.wake());
+                })
+            };
+            // The worker: announce sleepy, look once more, sleep; it must never sleep through
+            // the posted job.
+            let latch = CoreLatch::new();
+            let mut idle = IdleState::new();
+            sleep.start_looking();
+            sleep.announce_sleepy(&mut idle);
+            loop {
+                if job_posted.load(Ordering::Acquire) {
+                    break;
+                }
+                sleep.sleep(&mut idle, &latch, &word, || job_posted.load(Ordering::Acquire));
+                if idle.rounds != 0 {
+                    // Decided not to sleep (new jobs): search again next round.
+                    sleep.announce_sleepy(&mut idle);
+                }
+            }
+            sleep.work_found();
+            poster.join().unwrap();
+        });
+    }
+}
