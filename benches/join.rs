@@ -1,1 +1,134 @@
-fn main(){}
+//! Fork-join overhead: blitz-par vs rayon vs chili vs a sequential recursion, same run.
+//!
+//! - sum over a 1023-node binary tree with a join at every node;
+//! - the same over a 16,777,215-node tree;
+//! - fib(27) with a join at every call.
+//!
+//! Idle CPU and bursty-load CPU are measured by `benches/idle.rs` (they need CPU time, not
+//! wall time).
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::time::Duration;
+
+pub struct Node {
+    val: u64,
+    left: Option<Box<Node>>,
+    right: Option<Box<Node>>,
+}
+
+impl Node {
+    fn tree(layers: usize) -> Node {
+        Node {
+            val: 1,
+            left: (layers > 1).then(|| Box::new(Node::tree(layers - 1))),
+            right: (layers > 1).then(|| Box::new(Node::tree(layers - 1))),
+        }
+    }
+}
+
+fn sum_seq(node: &Node) -> u64 {
+    node.val
+        + node.left.as_deref().map_or(0, sum_seq)
+        + node.right.as_deref().map_or(0, sum_seq)
+}
+
+fn sum_blitz(node: &Node) -> u64 {
+    let (l, r) = blitz_par::join(
+        || node.left.as_deref().map_or(0, sum_blitz),
+        || node.right.as_deref().map_or(0, sum_blitz),
+    );
+    node.val + l + r
+}
+
+fn sum_rayon(node: &Node) -> u64 {
+    let (l, r) = rayon::join(
+        || node.left.as_deref().map_or(0, sum_rayon),
+        || node.right.as_deref().map_or(0, sum_rayon),
+    );
+    node.val + l + r
+}
+
+fn sum_chili(node: &Node, s: &mut chili::Scope<'_>) -> u64 {
+    let (l, r) = s.join(
+        |s| node.left.as_deref().map_or(0, |n| sum_chili(n, s)),
+        |s| node.right.as_deref().map_or(0, |n| sum_chili(n, s)),
+    );
+    node.val + l + r
+}
+
+fn fib_seq(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    fib_seq(n - 1) + fib_seq(n - 2)
+}
+
+fn fib_blitz(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = blitz_par::join(|| fib_blitz(n - 1), || fib_blitz(n - 2));
+    a + b
+}
+
+fn fib_rayon(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
+    a + b
+}
+
+fn fib_chili(n: u64, s: &mut chili::Scope<'_>) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = s.join(|s| fib_chili(n - 1, s), |s| fib_chili(n - 2, s));
+    a + b
+}
+
+fn trees(c: &mut Criterion) {
+    let mut chili_pool = chili::ThreadPool::new().expect("chili pool");
+    for layers in [10usize, 24] {
+        let tree = Node::tree(layers);
+        let nodes = (1u64 << layers) - 1;
+        let mut group = c.benchmark_group(format!("tree_sum_{nodes}"));
+        if layers > 20 {
+            group.sample_size(10).measurement_time(Duration::from_secs(8));
+        }
+        group.bench_function(BenchmarkId::new("sequential", nodes), |b| {
+            b.iter(|| assert_eq!(sum_seq(black_box(&tree)), nodes))
+        });
+        group.bench_function(BenchmarkId::new("blitz-par", nodes), |b| {
+            b.iter(|| assert_eq!(sum_blitz(black_box(&tree)), nodes))
+        });
+        group.bench_function(BenchmarkId::new("rayon", nodes), |b| {
+            b.iter(|| assert_eq!(sum_rayon(black_box(&tree)), nodes))
+        });
+        {
+            let mut scope = chili_pool.scope();
+            group.bench_function(BenchmarkId::new("chili", nodes), |b| {
+                b.iter(|| assert_eq!(sum_chili(black_box(&tree), &mut scope), nodes))
+            });
+        }
+        group.finish();
+    }
+}
+
+fn fib(c: &mut Criterion) {
+    let mut chili_pool = chili::ThreadPool::new().expect("chili pool");
+    let n = 27;
+    let expected = fib_seq(n);
+    let mut group = c.benchmark_group("fib_27");
+    group.bench_function("sequential", |b| b.iter(|| assert_eq!(fib_seq(black_box(n)), expected)));
+    group.bench_function("blitz-par", |b| b.iter(|| assert_eq!(fib_blitz(black_box(n)), expected)));
+    group.bench_function("rayon", |b| b.iter(|| assert_eq!(fib_rayon(black_box(n)), expected)));
+    let mut scope = chili_pool.scope();
+    group.bench_function("chili", |b| {
+        b.iter(|| assert_eq!(fib_chili(black_box(n), &mut scope), expected))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, trees, fib);
+criterion_main!(benches);

@@ -159,7 +159,9 @@ where
     };
     let depth = local.depth.get();
     if depth < MAX_FRAMES {
-        local.frames[depth].set(&frame.head);
+        // Derived from the whole frame (not `&frame.head`): a thief reaches `func` and
+        // `result` through this pointer.
+        local.frames[depth].set((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>());
     }
     local.depth.set(depth + 1);
     // SAFETY: our own seat.
@@ -196,7 +198,7 @@ where
     B: FnOnce(FnContext) -> RB + Send,
 {
     // SAFETY: the frame is alive (it is ours).
-    let me = unsafe { JobRef::new(&frame.head.header) };
+    let me = unsafe { JobRef::new((frame as *const JoinFrame<B, RB>).cast::<JobHeader>()) };
     loop {
         // SAFETY: our own seat's deque.
         match unsafe { seat.deque.pop() } {

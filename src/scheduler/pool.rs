@@ -522,7 +522,9 @@ impl<L: SetLatch, F: FnOnce() -> R + Send, R: Send> StackJob<L, F, R> {
     /// The job must stay alive (and unmoved) until its latch is set.
     pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
         // SAFETY: alive until executed, by contract.
-        unsafe { JobRef::new(&self.header) }
+        // (The pointer is derived from the whole job, not just its header: `execute` reaches
+        // the other fields through it.)
+        unsafe { JobRef::new(self as *const Self as *const JobHeader) }
     }
 
     unsafe fn execute(header: NonNull<JobHeader>) {

@@ -182,7 +182,7 @@ impl<'scope> ScopeFifo<'scope> {
         self.fifo.push(job);
         // SAFETY: the ticket lives in the scope, which outlives every job and ticket: each
         // ticket runs exactly one queued job, and the scope waits for all of them.
-        let ticket = unsafe { JobRef::new(&self.ticket) };
+        let ticket = unsafe { JobRef::new(self as *const Self as *const JobHeader) };
         self.base.registry.push_spawned(ticket, true);
     }
 

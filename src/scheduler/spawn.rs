@@ -170,7 +170,7 @@ where
         .collect();
     for (index, job) in jobs.iter().enumerate() {
         // SAFETY: the jobs live in `jobs` until the latch is set below.
-        registry.inject_to(index, unsafe { JobRef::new(&job.header) });
+        registry.inject_to(index, unsafe { JobRef::new(job as *const BroadcastJob<'_, OP, R> as *const JobHeader) });
     }
     // SAFETY: our own count; the latch outlives the wait.
     unsafe { CountLatch::decrement(&latch) };

@@ -1,0 +1,123 @@
+//! CPU burnt while idle, and under a bursty load: blitz-par vs rayon vs chili vs sequential.
+//!
+//! CPU time is the sum over every thread of the process of the run time the kernel reports
+//! in `/proc/self/task/*/schedstat` (nanoseconds), so it includes spinning workers.
+//!
+//! - idle: CPU of all threads during the second after a parallel workload (the main thread
+//!   sleeps meanwhile);
+//! - bursty: a 50,000-element parallel sum every 1 ms for 500 rounds; total CPU divided by the
+//!   CPU of the same rounds done with a sequential loop.
+//!
+//! Run: `cargo bench --bench idle` (Linux only).
+
+use std::time::{Duration, Instant};
+
+fn cpu_ns() -> u64 {
+    let mut total = 0;
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for entry in dir.flatten() {
+            let path = entry.path().join("schedstat");
+            if let Ok(s) = std::fs::read_to_string(path) {
+                total += s.split_whitespace().next().and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+fn fib_blitz(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = blitz_par::join(|| fib_blitz(n - 1), || fib_blitz(n - 2));
+    a + b
+}
+
+fn fib_rayon(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
+    a + b
+}
+
+fn fib_chili(n: u64, s: &mut chili::Scope<'_>) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = s.join(|s| fib_chili(n - 1, s), |s| fib_chili(n - 2, s));
+    a + b
+}
+
+/// CPU (percent of one core) used by all threads in the second after `work`.
+fn idle_after(work: impl FnOnce()) -> f64 {
+    work();
+    let start = cpu_ns();
+    std::thread::sleep(Duration::from_secs(1));
+    (cpu_ns() - start) as f64 / 1e9 * 100.0
+}
+
+fn sum_blitz(v: &[u64]) -> u64 {
+    if v.len() <= 2048 {
+        return v.iter().sum();
+    }
+    let (l, r) = v.split_at(v.len() / 2);
+    let (a, b) = blitz_par::join(|| sum_blitz(l), || sum_blitz(r));
+    a + b
+}
+
+/// Total CPU (ns) of 500 rounds of `round`, one every millisecond.
+fn bursty(mut round: impl FnMut() -> u64) -> u64 {
+    let start = cpu_ns();
+    let mut next = Instant::now();
+    for _ in 0..500 {
+        std::hint::black_box(round());
+        next += Duration::from_millis(1);
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        }
+    }
+    cpu_ns() - start
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` compatibility
+    }
+    let v: Vec<u64> = (0..50_000).collect();
+    let expected: u64 = v.iter().sum();
+
+    let seq = bursty(|| std::hint::black_box(&v).iter().sum::<u64>());
+    let blitz = bursty(|| {
+        let s = sum_blitz(std::hint::black_box(&v));
+        assert_eq!(s, expected);
+        s
+    });
+    let rayon = bursty(|| {
+        use rayon::prelude::*;
+        let s: u64 = std::hint::black_box(&v).par_iter().sum();
+        assert_eq!(s, expected);
+        s
+    });
+    println!("bursty (50,000-element sum every 1 ms, 500 rounds), total CPU of all threads:");
+    println!("  sequential {:>8.2} ms", seq as f64 / 1e6);
+    println!("  blitz-par  {:>8.2} ms  ({:.2}x sequential)", blitz as f64 / 1e6, blitz as f64 / seq as f64);
+    println!("  rayon      {:>8.2} ms  ({:.2}x sequential)", rayon as f64 / 1e6, rayon as f64 / seq as f64);
+
+    println!("CPU while idle in the second after parallel work (percent of one core):");
+    let r = idle_after(|| assert_eq!(rayon::join(|| fib_rayon(27), || fib_rayon(26)).0, 196418));
+    println!("  rayon      {r:>6.3}%");
+    let b = idle_after(|| assert_eq!(blitz_par::join(|| fib_blitz(27), || fib_blitz(26)).0, 196418));
+    println!("  blitz-par  {b:>6.3}%");
+    let c = {
+        let mut pool = chili::ThreadPool::new().expect("chili pool");
+        let value = idle_after(|| {
+            let mut s = pool.scope();
+            assert_eq!(fib_chili(27, &mut s), 196418);
+        });
+        drop(pool);
+        value
+    };
+    println!("  chili      {c:>6.3}%");
+}
