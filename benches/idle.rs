@@ -18,7 +18,11 @@ fn cpu_ns() -> u64 {
         for entry in dir.flatten() {
             let path = entry.path().join("schedstat");
             if let Ok(s) = std::fs::read_to_string(path) {
-                total += s.split_whitespace().next().and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+                total += s
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse::<u64>().ok())
+                    .unwrap_or(0);
             }
         }
     }
@@ -102,16 +106,29 @@ fn main() {
     });
     println!("bursty (50,000-element sum every 1 ms, 500 rounds), total CPU of all threads:");
     println!("  sequential {:>8.2} ms", seq as f64 / 1e6);
-    println!("  blitz-par  {:>8.2} ms  ({:.2}x sequential)", blitz as f64 / 1e6, blitz as f64 / seq as f64);
-    println!("  rayon      {:>8.2} ms  ({:.2}x sequential)", rayon as f64 / 1e6, rayon as f64 / seq as f64);
+    println!(
+        "  blitz-par  {:>8.2} ms  ({:.2}x sequential)",
+        blitz as f64 / 1e6,
+        blitz as f64 / seq as f64
+    );
+    println!(
+        "  rayon      {:>8.2} ms  ({:.2}x sequential)",
+        rayon as f64 / 1e6,
+        rayon as f64 / seq as f64
+    );
 
     println!("CPU while idle in the second after parallel work (percent of one core):");
     let r = idle_after(|| assert_eq!(rayon::join(|| fib_rayon(27), || fib_rayon(26)).0, 196418));
     println!("  rayon      {r:>6.3}%");
-    let b = idle_after(|| assert_eq!(blitz_par::join(|| fib_blitz(27), || fib_blitz(26)).0, 196418));
+    let b = idle_after(|| {
+        assert_eq!(
+            blitz_par::join(|| fib_blitz(27), || fib_blitz(26)).0,
+            196418
+        )
+    });
     println!("  blitz-par  {b:>6.3}%");
     let c = {
-        let mut pool = chili::ThreadPool::new().expect("chili pool");
+        let pool = chili::ThreadPool::new();
         let value = idle_after(|| {
             let mut s = pool.scope();
             assert_eq!(fib_chili(27, &mut s), 196418);

@@ -28,10 +28,10 @@ pub mod slice;
 
 pub mod prelude;
 
-pub use scheduler::{current_num_threads, join};
-pub use sync::SyncPtr;
 pub use scheduler::{
     broadcast, current_thread_index, in_place_scope, in_place_scope_fifo, join_context, scope,
     scope_fifo, spawn, spawn_fifo, yield_local, yield_now, BroadcastContext, FnContext, Scope,
     ScopeFifo, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
 };
+pub use scheduler::{current_num_threads, join};
+pub use sync::SyncPtr;

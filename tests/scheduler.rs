@@ -40,7 +40,7 @@ fn join_runs_in_parallel_when_work_is_long() {
                     if rx2.try_recv().is_ok() {
                         break;
                     }
-                    blitz_par::join(|| std::thread::yield_now(), || ());
+                    blitz_par::join(std::thread::yield_now, || ());
                 }
                 tx1.send(()).unwrap();
             },
@@ -78,15 +78,25 @@ fn join_panics_propagate_after_both_finish() {
             })
         }));
         assert_eq!(*r.unwrap_err().downcast::<&str>().unwrap(), "A");
-        assert_eq!(b_ran.load(Ordering::SeqCst), 1, "B still runs when A panics");
+        assert_eq!(
+            b_ran.load(Ordering::SeqCst),
+            1,
+            "B still runs when A panics"
+        );
 
-        let r = catch_unwind(AssertUnwindSafe(|| blitz_par::join(|| 1, || -> u32 { panic!("B") })));
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            blitz_par::join(|| 1, || -> u32 { panic!("B") })
+        }));
         assert_eq!(*r.unwrap_err().downcast::<&str>().unwrap(), "B");
 
         let r = catch_unwind(AssertUnwindSafe(|| {
             blitz_par::join(|| -> u32 { panic!("A") }, || -> u32 { panic!("B") })
         }));
-        assert_eq!(*r.unwrap_err().downcast::<&str>().unwrap(), "A", "A's panic wins");
+        assert_eq!(
+            *r.unwrap_err().downcast::<&str>().unwrap(),
+            "A",
+            "A's panic wins"
+        );
     }
     // The pool still works.
     assert_eq!(p.install(|| fib(20)), 6765);
@@ -147,7 +157,9 @@ fn join_drops_each_closure_and_result_once() {
         drop(r);
     }
     // Per round: the two captures, plus each result that was produced.
-    let produced: usize = (0..200).map(|i| usize::from(i % 3 != 0) + usize::from(i % 5 != 0)).sum();
+    let produced: usize = (0..200)
+        .map(|i| usize::from(i % 3 != 0) + usize::from(i % 5 != 0))
+        .sum();
     assert_eq!(drops.load(Ordering::SeqCst), 400 + produced);
 }
 
@@ -199,7 +211,11 @@ fn scope_reraises_first_panic_after_all_jobs() {
         })
     }));
     assert!(r.is_err());
-    assert_eq!(finished.load(Ordering::SeqCst), 19, "every other job finished first");
+    assert_eq!(
+        finished.load(Ordering::SeqCst),
+        19,
+        "every other job finished first"
+    );
     // A panicking body too.
     let r = catch_unwind(|| blitz_par::scope(|_| panic!("body")));
     assert_eq!(*r.unwrap_err().downcast::<&str>().unwrap(), "body");
@@ -247,7 +263,9 @@ fn spawn_runs_and_panics_reach_the_handler() {
         let tx2 = tx2.clone();
         p.spawn(move || tx2.send(i).unwrap());
     }
-    let mut got: Vec<i32> = (0..100).map(|_| rx2.recv_timeout(Duration::from_secs(10)).unwrap()).collect();
+    let mut got: Vec<i32> = (0..100)
+        .map(|_| rx2.recv_timeout(Duration::from_secs(10)).unwrap())
+        .collect();
     got.sort();
     assert_eq!(got, (0..100).collect::<Vec<_>>());
 }
@@ -279,7 +297,13 @@ fn dropping_a_pool_waits_for_spawned_work_and_joins_threads() {
 #[test]
 fn broadcast_runs_once_per_thread() {
     let p = pool(4);
-    let r = p.broadcast(|ctx| (ctx.index(), ctx.num_threads(), blitz_par::current_thread_index()));
+    let r = p.broadcast(|ctx| {
+        (
+            ctx.index(),
+            ctx.num_threads(),
+            blitz_par::current_thread_index(),
+        )
+    });
     assert_eq!(r, (0..4).map(|i| (i, 4, Some(i))).collect::<Vec<_>>());
     let r = blitz_par::broadcast(|ctx| ctx.index());
     assert_eq!(r.len(), blitz_par::current_num_threads());
@@ -292,12 +316,19 @@ fn broadcast_runs_once_per_thread() {
 fn install_from_another_pool_and_thread_indices() {
     let a = pool(2);
     let b = pool(3);
-    let (na, nb) = a.install(|| (blitz_par::current_num_threads(), b.install(blitz_par::current_num_threads)));
+    let (na, nb) = a.install(|| {
+        (
+            blitz_par::current_num_threads(),
+            b.install(blitz_par::current_num_threads),
+        )
+    });
     assert_eq!((na, nb), (2, 3));
     assert_eq!(b.current_thread_index(), None);
     assert!(b.install(|| b.current_thread_index()).is_some());
     assert_eq!(a.install(|| b.current_thread_index()), None);
-    let r = catch_unwind(AssertUnwindSafe(|| a.install(|| -> () { panic!("in install") })));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        a.install(|| -> () { panic!("in install") })
+    }));
     assert!(r.is_err());
     assert_eq!(a.install(|| 5), 5);
 }
@@ -324,5 +355,8 @@ fn build_global_twice_fails() {
 fn yield_now_outside_and_inside() {
     assert_eq!(blitz_par::yield_now(), None);
     let p = pool(1);
-    assert_eq!(p.install(blitz_par::yield_local), Some(blitz_par::Yield::Idle));
+    assert_eq!(
+        p.install(blitz_par::yield_local),
+        Some(blitz_par::Yield::Idle)
+    );
 }

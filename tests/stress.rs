@@ -26,7 +26,10 @@ fn tree(depth: u32) -> u64 {
 #[test]
 fn a_million_joins_with_sleep_wake_cycles() {
     with_watchdog("joins", Duration::from_secs(300), || {
-        let pool = blitz_par::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let pool = blitz_par::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
         let mut joins = 0u64;
         let mut round = 0u32;
         while joins < 1_000_000 {
@@ -47,7 +50,10 @@ fn a_million_joins_with_sleep_wake_cycles() {
 #[test]
 fn spawn_and_scope_storm() {
     with_watchdog("spawns", Duration::from_secs(300), || {
-        let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let pool = blitz_par::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
         for round in 0..2_000 {
             let n = std::sync::atomic::AtomicUsize::new(0);
             pool.scope(|s| {

@@ -29,8 +29,13 @@ struct Buffer {
 impl Buffer {
     fn new(capacity: usize) -> Box<Buffer> {
         debug_assert!(capacity.is_power_of_two());
-        let slots = (0..capacity).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect();
-        Box::new(Buffer { mask: capacity - 1, slots })
+        let slots = (0..capacity)
+            .map(|_| AtomicPtr::new(std::ptr::null_mut()))
+            .collect();
+        Box::new(Buffer {
+            mask: capacity - 1,
+            slots,
+        })
     }
 
     #[inline]
@@ -121,7 +126,8 @@ impl Deque {
         let old_ref = unsafe { &*old };
         let new = Buffer::new((old_ref.mask + 1) * 2);
         for i in t..b {
-            new.slot(i).store(old_ref.slot(i).load(Ordering::Relaxed), Ordering::Relaxed);
+            new.slot(i)
+                .store(old_ref.slot(i).load(Ordering::Relaxed), Ordering::Relaxed);
         }
         let new = Box::into_raw(new);
         // Release: a thief that loads the new buffer (after seeing a bottom published later)
@@ -180,7 +186,11 @@ impl Deque {
             // SAFETY: buffers are freed only when the deque is dropped.
             let job = unsafe { (*buffer).slot(t).load(Ordering::Relaxed) };
             // steal: CAS(top, t, t + 1, seq_cst, relaxed); on failure the read is discarded.
-            if self.top.compare_exchange(t, t + 1, Ordering::SeqCst, Ordering::Relaxed).is_err() {
+            if self
+                .top
+                .compare_exchange(t, t + 1, Ordering::SeqCst, Ordering::Relaxed)
+                .is_err()
+            {
                 return Steal::Retry;
             }
             // SAFETY: winning the CAS for index t transfers the job pushed there to us.
@@ -263,8 +273,11 @@ mod tests {
         let n: usize = if cfg!(miri) { 300 } else { 200_000 };
         let thieves = 3;
         let d = Arc::new(Deque::new());
-        let seen: Arc<Vec<std::sync::atomic::AtomicU8>> =
-            Arc::new((0..=n).map(|_| std::sync::atomic::AtomicU8::new(0)).collect());
+        let seen: Arc<Vec<std::sync::atomic::AtomicU8>> = Arc::new(
+            (0..=n)
+                .map(|_| std::sync::atomic::AtomicU8::new(0))
+                .collect(),
+        );
         let done = Arc::new(AtomicBool::new(false));
         let handles: Vec<_> = (0..thieves)
             .map(|_| {

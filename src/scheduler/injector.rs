@@ -32,7 +32,10 @@ impl Injector {
     pub(crate) fn new(capacity: usize) -> Injector {
         assert!(capacity.is_power_of_two() && capacity >= 2);
         let cells = (0..capacity)
-            .map(|i| Cell { sequence: AtomicUsize::new(i), job: AtomicPtr::new(std::ptr::null_mut()) })
+            .map(|i| Cell {
+                sequence: AtomicUsize::new(i),
+                job: AtomicPtr::new(std::ptr::null_mut()),
+            })
             .collect();
         Injector {
             cells,
@@ -102,7 +105,8 @@ impl Injector {
                     Ok(_) => {
                         let job = cell.job.load(Ordering::Relaxed);
                         // Release: hands the cell back to the push one lap later.
-                        cell.sequence.store(pos.wrapping_add(self.mask + 1), Ordering::Release);
+                        cell.sequence
+                            .store(pos.wrapping_add(self.mask + 1), Ordering::Release);
                         // SAFETY: the cell held a JobRef pushed by `push`; winning the CAS
                         // for its position transfers it to us.
                         return Some(unsafe { JobRef::from_ptr(job) });
@@ -148,7 +152,9 @@ mod tests {
         for i in 1..=10 {
             q.push(job(i));
         }
-        let mut got: Vec<usize> = std::iter::from_fn(|| q.pop()).map(|j| j.as_ptr() as usize / 8).collect();
+        let mut got: Vec<usize> = std::iter::from_fn(|| q.pop())
+            .map(|j| j.as_ptr() as usize / 8)
+            .collect();
         assert_eq!(&got[..4], &[1, 2, 3, 4], "the ring part is FIFO");
         got.sort();
         assert_eq!(got, (1..=10).collect::<Vec<_>>());

@@ -70,7 +70,12 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     /// Boxes `func` and returns the reference that owns it. The closure runs when the reference
     /// is executed; a reference that is never executed leaks the box.
     pub(crate) fn into_job_ref(func: F) -> JobRef {
-        let job = Box::new(HeapJob { header: JobHeader { execute: Self::execute }, func });
+        let job = Box::new(HeapJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            func,
+        });
         // SAFETY: the box is leaked here and freed by `execute`, which runs at most once.
         unsafe { JobRef::new(Box::into_raw(job) as *const JobHeader) }
     }
@@ -101,6 +106,10 @@ mod tests {
         // SAFETY: freshly created and executed exactly once.
         unsafe { job.execute() };
         assert_eq!(hits.load(Ordering::Relaxed), 1);
-        assert_eq!(Arc::strong_count(&hits), 1, "the closure and its captures were dropped");
+        assert_eq!(
+            Arc::strong_count(&hits),
+            1,
+            "the closure and its captures were dropped"
+        );
     }
 }

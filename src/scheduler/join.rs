@@ -9,9 +9,9 @@
 //!   jobs until the thief sets the frame's latch, then take the result.
 
 use super::job::JobHeader;
+use super::job::JobRef;
 use super::latch::SpinLatch;
 use super::registry::{current_seat, FrameHead, Seat, MAX_FRAMES};
-use super::job::JobRef;
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -151,7 +151,9 @@ where
     let local = unsafe { seat.local() };
     let frame = JoinFrame::<B, RB> {
         head: FrameHead {
-            header: JobHeader { execute: execute_frame::<B, RB> },
+            header: JobHeader {
+                execute: execute_frame::<B, RB>,
+            },
             latch: UnsafeCell::new(MaybeUninit::uninit()),
         },
         func: UnsafeCell::new(ManuallyDrop::new(b)),

@@ -29,12 +29,16 @@ pub(crate) struct CoreLatch {
 impl CoreLatch {
     #[cfg(not(loom))]
     pub(crate) const fn new() -> CoreLatch {
-        CoreLatch { state: AtomicU32::new(UNSET) }
+        CoreLatch {
+            state: AtomicU32::new(UNSET),
+        }
     }
 
     #[cfg(loom)]
     pub(crate) fn new() -> CoreLatch {
-        CoreLatch { state: AtomicU32::new(UNSET) }
+        CoreLatch {
+            state: AtomicU32::new(UNSET),
+        }
     }
 
     /// Whether the latch is set. Acquire: pairs with the Release of `set`, so the waiter sees
@@ -47,7 +51,9 @@ impl CoreLatch {
     /// Waiter: announce that it is about to sleep. False if the latch is already set.
     #[inline]
     pub(crate) fn get_sleepy(&self) -> bool {
-        self.state.compare_exchange(UNSET, SLEEPY, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+        self.state
+            .compare_exchange(UNSET, SLEEPY, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// Waiter: commit to sleeping. False if a setter got in first. SeqCst: the setter's swap
@@ -55,15 +61,21 @@ impl CoreLatch {
     /// SLEEPING and wakes the waiter).
     #[inline]
     pub(crate) fn fall_asleep(&self) -> bool {
-        self.state.compare_exchange(SLEEPY, SLEEPING, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+        self.state
+            .compare_exchange(SLEEPY, SLEEPING, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// Waiter: back to UNSET after waking up without the latch being set.
     #[inline]
     pub(crate) fn wake_up(&self) {
         if !self.probe() {
-            let _ = self.state.compare_exchange(SLEEPING, UNSET, Ordering::SeqCst, Ordering::Relaxed);
-            let _ = self.state.compare_exchange(SLEEPY, UNSET, Ordering::SeqCst, Ordering::Relaxed);
+            let _ =
+                self.state
+                    .compare_exchange(SLEEPING, UNSET, Ordering::SeqCst, Ordering::Relaxed);
+            let _ = self
+                .state
+                .compare_exchange(SLEEPY, UNSET, Ordering::SeqCst, Ordering::Relaxed);
         }
     }
 
@@ -83,7 +95,10 @@ pub(crate) struct SpinLatch {
 
 impl SpinLatch {
     pub(crate) fn new(owner: &SleepWord) -> SpinLatch {
-        SpinLatch { core: CoreLatch::new(), owner: AtomicPtr::new(owner as *const _ as *mut _) }
+        SpinLatch {
+            core: CoreLatch::new(),
+            owner: AtomicPtr::new(owner as *const _ as *mut _),
+        }
     }
 
     /// Whether `word` is the sleep word of the latch's owner.
@@ -118,7 +133,10 @@ pub(crate) struct CountLatch {
 
 impl CountLatch {
     pub(crate) fn new(owner: &SleepWord) -> CountLatch {
-        CountLatch { counter: AtomicUsize::new(1), latch: SpinLatch::new(owner) }
+        CountLatch {
+            counter: AtomicUsize::new(1),
+            latch: SpinLatch::new(owner),
+        }
     }
 
     /// One more thing to wait for. Relaxed: the caller already holds a count, so the counter
@@ -151,7 +169,9 @@ pub(crate) struct BlockingLatch {
 
 impl BlockingLatch {
     pub(crate) fn new() -> BlockingLatch {
-        BlockingLatch { state: AtomicU32::new(UNSET) }
+        BlockingLatch {
+            state: AtomicU32::new(UNSET),
+        }
     }
 
     #[inline]
@@ -174,7 +194,10 @@ impl BlockingLatch {
             }
         }
         loop {
-            match self.state.compare_exchange(UNSET, SLEEPING, Ordering::Acquire, Ordering::Acquire) {
+            match self
+                .state
+                .compare_exchange(UNSET, SLEEPING, Ordering::Acquire, Ordering::Acquire)
+            {
                 Ok(_) | Err(SLEEPING) => futex::wait(&self.state, SLEEPING),
                 Err(_) => return, // SET
             }

@@ -62,7 +62,10 @@ mod models {
             // SAFETY: owner.
             let popped = unsafe { d.pop() }.is_some();
             let stolen = thief.join().unwrap();
-            assert!(popped ^ stolen, "exactly one of owner and thief gets the last job");
+            assert!(
+                popped ^ stolen,
+                "exactly one of owner and thief gets the last job"
+            );
         });
     }
 
@@ -107,7 +110,9 @@ mod models {
                 if job_posted.load(Ordering::Acquire) {
                     break;
                 }
-                sleep.sleep(&mut idle, &latch, &word, || job_posted.load(Ordering::Acquire));
+                sleep.sleep(&mut idle, &latch, &word, || {
+                    job_posted.load(Ordering::Acquire)
+                });
                 if idle.rounds != 0 {
                     // Decided not to sleep (new jobs): search again next round.
                     sleep.announce_sleepy(&mut idle);

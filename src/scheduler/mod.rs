@@ -106,7 +106,11 @@ fn yield_impl(local_only: bool) -> Option<Yield> {
     }
     // SAFETY: our own seat.
     let executed = unsafe { (*seat).yield_one(local_only) };
-    Some(if executed { Yield::Executed } else { Yield::Idle })
+    Some(if executed {
+        Yield::Executed
+    } else {
+        Yield::Idle
+    })
 }
 
 /// Makes sure the calling thread runs inside a scheduler context (a pool thread, or a guest of

@@ -3,7 +3,9 @@
 
 use super::job::{JobHeader, JobRef};
 use super::latch::{BlockingLatch, SpinLatch};
-use super::registry::{current_seat, Registry, RegistryConfig, GLOBAL_GUEST_SEATS};
+use super::registry::{
+    current_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GLOBAL_GUEST_SEATS,
+};
 use std::any::Any;
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -43,7 +45,11 @@ pub(crate) fn current_registry() -> Arc<Registry> {
 /// value is reported on stderr once.
 fn default_num_threads() -> usize {
     static REPORTED: std::sync::Once = std::sync::Once::new();
-    let fallback = || std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let fallback = || {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
     match std::env::var("BLITZ_NUM_THREADS") {
         Ok(value) => match value.trim().parse::<usize>() {
             Ok(n) if n > 0 => n,
@@ -110,9 +116,9 @@ pub struct ThreadPoolBuilder {
     num_threads: usize,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
-    start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
-    exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
-    panic_handler: Option<Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
+    panic_handler: Option<PanicHandler>,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
@@ -246,7 +252,11 @@ impl ThreadPoolBuilder {
     }
 
     fn into_registry(self, guest_seats: usize) -> Result<Arc<Registry>, ThreadPoolBuildError> {
-        let num_threads = if self.num_threads == 0 { default_num_threads() } else { self.num_threads };
+        let num_threads = if self.num_threads == 0 {
+            default_num_threads()
+        } else {
+            self.num_threads
+        };
         Registry::new(RegistryConfig {
             num_threads,
             guest_seats,
@@ -256,7 +266,9 @@ impl ThreadPoolBuilder {
             exit_handler: self.exit_handler,
             panic_handler: self.panic_handler,
         })
-        .map_err(|e| ThreadPoolBuildError { kind: ErrorKind::IoError(e.0) })
+        .map_err(|e| ThreadPoolBuildError {
+            kind: ErrorKind::IoError(e.0),
+        })
     }
 
     /// Builds a new pool.
@@ -267,7 +279,9 @@ impl ThreadPoolBuilder {
     /// assert_eq!(a + b, 3);
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        Ok(ThreadPool { registry: self.into_registry(0)? })
+        Ok(ThreadPool {
+            registry: self.into_registry(0)?,
+        })
     }
 
     /// Makes this configuration the global pool's. Fails if the global pool already exists
@@ -279,7 +293,9 @@ impl ThreadPoolBuilder {
     /// assert!(blitz_par::ThreadPoolBuilder::new().build_global().is_err());
     /// ```
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        let already = || ThreadPoolBuildError { kind: ErrorKind::GlobalPoolAlreadyInitialized };
+        let already = || ThreadPoolBuildError {
+            kind: ErrorKind::GlobalPoolAlreadyInitialized,
+        };
         if GLOBAL.get().is_some() {
             return Err(already());
         }
@@ -314,7 +330,9 @@ pub struct ThreadPool {
 
 impl fmt::Debug for ThreadPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ThreadPool").field("num_threads", &self.registry.num_threads()).finish()
+        f.debug_struct("ThreadPool")
+            .field("num_threads", &self.registry.num_threads())
+            .finish()
     }
 }
 
@@ -511,7 +529,9 @@ pub(crate) struct StackJob<L, F, R> {
 impl<L: SetLatch, F: FnOnce() -> R + Send, R: Send> StackJob<L, F, R> {
     pub(crate) fn new(latch: L, func: F) -> Self {
         StackJob {
-            header: JobHeader { execute: Self::execute },
+            header: JobHeader {
+                execute: Self::execute,
+            },
             latch,
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
@@ -532,7 +552,9 @@ impl<L: SetLatch, F: FnOnce() -> R + Send, R: Send> StackJob<L, F, R> {
         // SAFETY: the job is alive until its latch is set (as_job_ref's contract) and is
         // executed once, so `func` and `result` are ours until then.
         unsafe {
-            let func = (*(*this).func.get()).take().expect("StackJob executed twice");
+            let func = (*(*this).func.get())
+                .take()
+                .expect("StackJob executed twice");
             *(*this).result.get() = Some(catch_unwind(AssertUnwindSafe(func)));
             L::set_latch(&(*this).latch);
         }

@@ -19,7 +19,9 @@ use super::injector::Injector;
 use super::job::{JobHeader, JobRef};
 use super::latch::{CoreLatch, SpinLatch};
 use super::sleep::{IdleState, Sleep, SleepWord, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
-use crate::sync::{ticks, AtomicBool, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering, HEARTBEAT_TICKS};
+use crate::sync::{
+    ticks, AtomicBool, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering, HEARTBEAT_TICKS,
+};
 use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
@@ -256,7 +258,9 @@ impl Seat {
             self.deque.push(JobRef::new(frame as *const JobHeader));
         }
         let registry = self.registry();
-        registry.sleep.new_jobs(1, true, wake, || registry.wake_any_worker());
+        registry
+            .sleep
+            .new_jobs(1, true, wake, || registry.wake_any_worker());
     }
 
     /// Finds a job: own deque, own inbox, other seats' deques, the injector. Owner only.
@@ -372,9 +376,11 @@ impl Seat {
                 idle.pause();
             } else if idle.rounds >= ROUNDS_UNTIL_SLEEPING || !worker {
                 if worker {
-                    registry.sleep.sleep(&mut idle, latch, &self.sleep_word, || {
-                        !registry.injector.is_empty() || !self.inbox.is_empty()
-                    });
+                    registry
+                        .sleep
+                        .sleep(&mut idle, latch, &self.sleep_word, || {
+                            !registry.injector.is_empty() || !self.inbox.is_empty()
+                        });
                 } else {
                     registry.active_guests.fetch_sub(1, Ordering::Relaxed);
                     Sleep::sleep_on_latch(latch, &self.sleep_word);
@@ -390,8 +396,13 @@ impl Seat {
 
     /// Executes one available job if there is one (for `yield_now`). Owner only.
     pub(crate) unsafe fn yield_one(&self, local_only: bool) -> bool {
-        // SAFETY: owner, by contract.
-        let job = if local_only { unsafe { self.deque.pop() } } else { unsafe { self.find_work() } };
+        let job = if local_only {
+            // SAFETY: owner, by contract.
+            unsafe { self.deque.pop() }
+        } else {
+            // SAFETY: owner, by contract.
+            unsafe { self.find_work() }
+        };
         match job {
             Some(job) => {
                 // SAFETY: we own the job we took.
@@ -403,6 +414,11 @@ impl Seat {
     }
 }
 
+/// A pool's handler for panics of spawned jobs.
+pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+/// A pool's thread start or exit handler.
+pub(crate) type ThreadHandler = Box<dyn Fn(usize) + Send + Sync>;
+
 /// Handlers and settings a registry is built with (from `ThreadPoolBuilder`).
 #[derive(Default)]
 pub(crate) struct RegistryConfig {
@@ -410,9 +426,9 @@ pub(crate) struct RegistryConfig {
     pub(crate) guest_seats: usize,
     pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     pub(crate) stack_size: Option<usize>,
-    pub(crate) start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
-    pub(crate) exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
-    pub(crate) panic_handler: Option<Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>,
+    pub(crate) start_handler: Option<ThreadHandler>,
+    pub(crate) exit_handler: Option<ThreadHandler>,
+    pub(crate) panic_handler: Option<PanicHandler>,
 }
 
 /// A pool's shared state.
@@ -427,9 +443,9 @@ pub(crate) struct Registry {
     /// permanent one) plus one per spawned job not yet finished. At zero, workers terminate.
     terminate_count: AtomicUsize,
     handles: Mutex<Vec<std::thread::JoinHandle<()>>>,
-    start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
-    exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
-    panic_handler: Option<Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
+    panic_handler: Option<PanicHandler>,
 }
 
 /// Spawning a worker thread failed.
@@ -481,7 +497,11 @@ impl Registry {
             }
             let r = registry.clone();
             match builder.spawn(move || r.main_loop(index)) {
-                Ok(handle) => registry.handles.lock().unwrap_or_else(|e| e.into_inner()).push(handle),
+                Ok(handle) => registry
+                    .handles
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(handle),
                 Err(e) => {
                     // Stop the workers already started, and wait for them.
                     registry.terminate();
@@ -526,7 +546,9 @@ impl Registry {
                 }
             }
             None => {
-                eprintln!("blitz-par: a spawned job panicked and the pool has no panic handler; aborting");
+                eprintln!(
+                    "blitz-par: a spawned job panicked and the pool has no panic handler; aborting"
+                );
                 std::process::abort();
             }
         }
@@ -540,23 +562,27 @@ impl Registry {
     /// Whether `seat` belongs to this registry.
     #[inline]
     pub(crate) fn owns(&self, seat: *const Seat) -> bool {
-        !seat.is_null() && std::ptr::eq(
-            // SAFETY: a non-null CURRENT points to a live seat of a live registry.
-            unsafe { (*seat).registry },
-            self,
-        )
+        !seat.is_null()
+            && std::ptr::eq(
+                // SAFETY: a non-null CURRENT points to a live seat of a live registry.
+                unsafe { (*seat).registry },
+                self,
+            )
     }
 
     /// Wakes one sleeping worker; returns whether one was asleep.
     pub(crate) fn wake_any_worker(&self) -> bool {
-        self.seats[..self.num_workers].iter().any(|seat| seat.sleep_word.wake())
+        self.seats[..self.num_workers]
+            .iter()
+            .any(|seat| seat.sleep_word.wake())
     }
 
     /// Pushes a job for any worker of this pool.
     pub(crate) fn inject(&self, job: JobRef) {
         let was_empty = self.injector.is_empty();
         self.injector.push(job);
-        self.sleep.new_jobs(1, was_empty, true, || self.wake_any_worker());
+        self.sleep
+            .new_jobs(1, was_empty, true, || self.wake_any_worker());
     }
 
     /// Pushes a job that only worker `index` may run, and wakes it.
@@ -576,7 +602,8 @@ impl Registry {
             unsafe {
                 (*seat).deque.push(job);
             }
-            self.sleep.new_jobs(1, true, true, || self.wake_any_worker());
+            self.sleep
+                .new_jobs(1, true, true, || self.wake_any_worker());
         } else {
             self.inject(job);
         }
@@ -589,7 +616,11 @@ impl Registry {
         if guests == 0 {
             return None;
         }
-        let all = if guests == 64 { u64::MAX } else { (1u64 << guests) - 1 };
+        let all = if guests == 64 {
+            u64::MAX
+        } else {
+            (1u64 << guests) - 1
+        };
         let mut try_bit = HINT.with(|h| h.get()) as usize % guests;
         for _ in 0..guests {
             let bit = 1u64 << try_bit;

@@ -35,13 +35,15 @@ pub struct ScopeFifo<'scope> {
     base: ScopeBase<'scope>,
 }
 
+type ScopeMarker<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
+
 struct ScopeBase<'scope> {
     registry: Arc<Registry>,
     /// The first panic of the body or a job.
     panic: AtomicPtr<Box<dyn Any + Send + 'static>>,
     latch: CountLatch,
     /// Invariant in `'scope`, like rayon's.
-    marker: PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>,
+    marker: PhantomData<ScopeMarker<'scope>>,
 }
 
 impl std::fmt::Debug for Scope<'_> {
@@ -80,7 +82,12 @@ impl<'scope> ScopeBase<'scope> {
         let boxed = Box::into_raw(Box::new(payload));
         if self
             .panic
-            .compare_exchange(std::ptr::null_mut(), boxed, Ordering::AcqRel, Ordering::Relaxed)
+            .compare_exchange(
+                std::ptr::null_mut(),
+                boxed,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            )
             .is_err()
         {
             // A panic is already recorded; drop this one.
@@ -195,7 +202,10 @@ impl<'scope> ScopeFifo<'scope> {
         // its address is the scope's (the lifetime does not matter for reading `fifo`).
         unsafe {
             let scope = header.as_ptr() as *const ScopeFifo<'static>;
-            let job = (*scope).fifo.pop().expect("a FIFO ticket without a queued job");
+            let job = (*scope)
+                .fifo
+                .pop()
+                .expect("a FIFO ticket without a queued job");
             job.execute();
         }
     }
@@ -229,7 +239,9 @@ where
     super::enter(move || {
         // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
         let seat = unsafe { &*current_seat() };
-        let scope = Scope { base: ScopeBase::new(seat) };
+        let scope = Scope {
+            base: ScopeBase::new(seat),
+        };
         scope.base.complete(seat, || op(&scope))
     })
 }
@@ -270,7 +282,9 @@ where
         // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
         let seat = unsafe { &*current_seat() };
         let scope = ScopeFifo {
-            ticket: JobHeader { execute: ScopeFifo::run_ticket },
+            ticket: JobHeader {
+                execute: ScopeFifo::run_ticket,
+            },
             fifo: Injector::new(64),
             base: ScopeBase::new(seat),
         };

@@ -25,7 +25,9 @@ pub(crate) struct SleepWord {
 
 impl SleepWord {
     pub(crate) fn new() -> SleepWord {
-        SleepWord { state: AtomicU32::new(AWAKE) }
+        SleepWord {
+            state: AtomicU32::new(AWAKE),
+        }
     }
 
     /// Sleeper: mark itself blocked (published by the SeqCst operation that follows).
@@ -37,7 +39,9 @@ impl SleepWord {
     /// Sleeper: undo `block` when it decides not to sleep after all.
     #[inline]
     fn unblock(&self) {
-        let _ = self.state.compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed);
+        let _ = self
+            .state
+            .compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed);
     }
 
     /// Sleeper: block until a waker moves the word to AWAKE.
@@ -50,7 +54,10 @@ impl SleepWord {
     /// Waker: wake the thread if it is blocked. Returns whether it was.
     #[inline]
     pub(crate) fn wake(&self) -> bool {
-        if self.state.compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+        if self
+            .state
+            .compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
         {
             futex::wake_one(&self.state);
             true
@@ -80,7 +87,10 @@ pub(crate) struct IdleState {
 
 impl IdleState {
     pub(crate) fn new() -> IdleState {
-        IdleState { rounds: 0, jobs_counter: 0 }
+        IdleState {
+            rounds: 0,
+            jobs_counter: 0,
+        }
     }
 
     /// Pause between unsuccessful searches: spin first, then yield.
@@ -120,7 +130,9 @@ pub(crate) struct Sleep {
 
 impl Sleep {
     pub(crate) fn new() -> Sleep {
-        Sleep { counters: CachePadded(AtomicU64::new(0)) }
+        Sleep {
+            counters: CachePadded(AtomicU64::new(0)),
+        }
     }
 
     /// Workers asleep now (a hint).

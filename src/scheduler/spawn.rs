@@ -159,7 +159,9 @@ where
         .map(|index| {
             latch.increment();
             BroadcastJob {
-                header: JobHeader { execute: BroadcastJob::<OP, R>::execute },
+                header: JobHeader {
+                    execute: BroadcastJob::<OP, R>::execute,
+                },
                 op,
                 index,
                 num_threads: n,
@@ -170,7 +172,9 @@ where
         .collect();
     for (index, job) in jobs.iter().enumerate() {
         // SAFETY: the jobs live in `jobs` until the latch is set below.
-        registry.inject_to(index, unsafe { JobRef::new(job as *const BroadcastJob<'_, OP, R> as *const JobHeader) });
+        registry.inject_to(index, unsafe {
+            JobRef::new(job as *const BroadcastJob<'_, OP, R> as *const JobHeader)
+        });
     }
     // SAFETY: our own count; the latch outlives the wait.
     unsafe { CountLatch::decrement(&latch) };

@@ -24,7 +24,10 @@ fn busy_tree(depth: u32, on_worker: &AtomicUsize) -> u64 {
         }
         return 1;
     }
-    let (a, b) = super::join(|| busy_tree(depth - 1, on_worker), || busy_tree(depth - 1, on_worker));
+    let (a, b) = super::join(
+        || busy_tree(depth - 1, on_worker),
+        || busy_tree(depth - 1, on_worker),
+    );
     a + b
 }
 
@@ -53,9 +56,15 @@ fn heartbeat_wakes_sleepers_for_long_guest_work() {
         tries += 1;
     }
     if super::current_num_threads() > 1 {
-        assert!(counter.load(Ordering::Relaxed) > 0, "no leaf ever ran on a worker");
+        assert!(
+            counter.load(Ordering::Relaxed) > 0,
+            "no leaf ever ran on a worker"
+        );
     }
-    assert!(current_seat().is_null(), "the guest seat is released after the call");
+    assert!(
+        current_seat().is_null(),
+        "the guest seat is released after the call"
+    );
 }
 
 #[test]

@@ -45,7 +45,11 @@ impl<T> SyncPtr<T> {
     /// Points at the whole of `slice`. The slice's borrow is not tracked: the caller keeps
     /// `slice` alive and otherwise untouched while any copy of the pointer is used.
     pub fn new(slice: &mut [T]) -> Self {
-        SyncPtr { ptr: slice.as_mut_ptr(), len: slice.len(), _marker: PhantomData }
+        SyncPtr {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _marker: PhantomData,
+        }
     }
 
     /// The number of elements the pointer covers.
@@ -65,7 +69,11 @@ impl<T> SyncPtr<T> {
     /// concurrently. The old value is overwritten without being dropped.
     #[inline]
     pub unsafe fn write(&self, index: usize, value: T) {
-        debug_assert!(index < self.len, "SyncPtr::write: index {index} out of bounds {}", self.len);
+        debug_assert!(
+            index < self.len,
+            "SyncPtr::write: index {index} out of bounds {}",
+            self.len
+        );
         // SAFETY: in bounds and exclusive by the caller's contract.
         unsafe { self.ptr.add(index).write(value) }
     }
@@ -77,7 +85,11 @@ impl<T> SyncPtr<T> {
     /// still alive.
     #[inline]
     pub unsafe fn get(&self, index: usize) -> *mut T {
-        debug_assert!(index <= self.len, "SyncPtr::get: index {index} out of bounds {}", self.len);
+        debug_assert!(
+            index <= self.len,
+            "SyncPtr::get: index {index} out of bounds {}",
+            self.len
+        );
         // SAFETY: within or one past the allocation by the caller's contract.
         unsafe { self.ptr.add(index) }
     }
@@ -96,6 +108,8 @@ impl<T> SyncPtr<T> {
             self.len
         );
         // SAFETY: in bounds and exclusive by the caller's contract.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start) }
+        unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
+        }
     }
 }
