@@ -367,6 +367,11 @@ impl Seat {
                 break;
             }
             idle.rounds += 1;
+            if worker && idle.rounds < ROUNDS_UNTIL_SLEEPY && registry.oversubscribed() {
+                // More threads are busy or searching than the pool has workers (a guest came
+                // back while we were awake): do not compete for a core; get ready to sleep.
+                idle.rounds = ROUNDS_UNTIL_SLEEPY;
+            }
             if idle.rounds < ROUNDS_UNTIL_SLEEPY {
                 // SAFETY: owner, by contract.
                 unsafe { self.request_split() };
@@ -568,6 +573,12 @@ impl Registry {
                 unsafe { (*seat).registry },
                 self,
             )
+    }
+
+    /// Whether awake workers plus guests running parallel work exceed the worker count.
+    #[inline]
+    fn oversubscribed(&self) -> bool {
+        self.active_guests.load(Ordering::Relaxed) > self.sleep.sleeping_workers() as usize
     }
 
     /// Wakes one sleeping worker; returns whether one was asleep.
