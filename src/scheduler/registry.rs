@@ -210,7 +210,10 @@ impl Seat {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
         if self.heartbeat(local) {
+            // The driver's next join must promote (and wake): raise our own request flag,
+            // which that join's poll sees, and remember that a wake is wanted.
             local.beat_pending.set(true);
+            self.split_request.store(true, Ordering::Relaxed);
         }
         local.beat_pending.get() || self.split_request.load(Ordering::Relaxed)
     }
