@@ -1,3 +1,7 @@
 //! The traits a user brings into scope with `use blitz_par::prelude::*`.
 
-pub use crate::slice::ParallelSliceMut;
+pub use crate::iter::{
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend, ParallelIterator,
+};
+pub use crate::slice::{ParallelSlice, ParallelSliceMut};
