@@ -48,7 +48,11 @@ fn balanced(f: impl FnOnce()) {
     CREATED.store(0, Ordering::SeqCst);
     DROPPED.store(0, Ordering::SeqCst);
     f();
-    assert_eq!(CREATED.load(Ordering::SeqCst), DROPPED.load(Ordering::SeqCst), "leaked or over-dropped items");
+    assert_eq!(
+        CREATED.load(Ordering::SeqCst),
+        DROPPED.load(Ordering::SeqCst),
+        "leaked or over-dropped items"
+    );
     // The pool still serves work.
     assert_eq!((0..100u32).into_par_iter().sum::<u32>(), 4950);
 }
@@ -126,7 +130,8 @@ fn vec_into_par_iter_drops_unconsumed_items_on_panic() {
     balanced(|| {
         let v: Vec<Counted> = (0..N).map(Counted::new).collect();
         let panicked = panics_at(|| {
-            v.into_par_iter().for_each(|c| assert!(c.value != N / 2, "injected panic"));
+            v.into_par_iter()
+                .for_each(|c| assert!(c.value != N / 2, "injected panic"));
         });
         assert!(panicked);
     });
@@ -152,7 +157,8 @@ fn drain_panic_keeps_vec_consistent() {
         balanced(|| {
             let mut v: Vec<Counted> = (0..N).map(Counted::new).collect();
             let panicked = panics_at(|| {
-                v.par_drain(lo..hi).for_each(|c| assert!(c.value != (lo + hi) / 2, "injected panic"));
+                v.par_drain(lo..hi)
+                    .for_each(|c| assert!(c.value != (lo + hi) / 2, "injected panic"));
             });
             assert_eq!(panicked, lo < hi);
             let expected: Vec<usize> = (0..lo).chain(hi..N).collect();

@@ -871,6 +871,7 @@ pub enum Either<L, R> {
 /// let v: Vec<(usize, char)> = ['a', 'b'].par_iter().copied().enumerate().collect();
 /// assert_eq!(v, [(0, 'a'), (1, 'b')]);
 /// ```
+#[allow(clippy::len_without_is_empty)] // rayon's trait has `len` alone too
 pub trait IndexedParallelIterator: ParallelIterator {
     /// Drives every item into `consumer`, in order positions (plumbing).
     ///

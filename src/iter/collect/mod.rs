@@ -6,6 +6,7 @@
 //! them in order. Other collections extend sequentially from such a list.
 
 mod consumer;
+mod list;
 mod targets;
 
 use self::consumer::CollectConsumer;
@@ -66,22 +67,12 @@ where
     });
 }
 
-/// The items of `par_iter`, as a list of vectors in order (one per leaf that saw items).
+/// The items of `par_iter`, as a list of vectors in order.
 pub(super) fn collect_list<I>(par_iter: I) -> LinkedList<Vec<I::Item>>
 where
     I: ParallelIterator,
 {
-    par_iter
-        .fold(Vec::new, |mut v, x| {
-            v.push(x);
-            v
-        })
-        .filter(|v| !v.is_empty())
-        .map(|v| LinkedList::from([v]))
-        .reduce(LinkedList::new, |mut a, mut b| {
-            a.append(&mut b);
-            a
-        })
+    par_iter.drive_unindexed(list::ListVecConsumer)
 }
 
 impl<T: Send> ParallelExtend<T> for Vec<T> {
@@ -95,7 +86,12 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
                 collect_with_consumer(self, len, |consumer| par_iter.drive_unindexed(consumer))
             }
             None => {
-                let list = collect_list(par_iter);
+                let mut list = collect_list(par_iter);
+                if self.is_empty() && list.len() == 1 {
+                    // One vector holds everything (one thread did it all): no copy needed.
+                    *self = list.pop_front().unwrap_or_default();
+                    return;
+                }
                 self.reserve(list.iter().map(Vec::len).sum());
                 for mut v in list {
                     self.append(&mut v);

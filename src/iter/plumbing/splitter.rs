@@ -4,9 +4,11 @@
 //!
 //! Indexed work is processed as a loop over chunks taken off the front. A chunk starts at one
 //! item and doubles, so that a thread that gets hungry is answered within a few items even when
-//! items are heavy; doubling stops once a chunk takes more than [`SETTLED_TICKS`] of work, so
+//! items are heavy; doubling pauses while chunks take more than [`SETTLED_TICKS`] of work, so
 //! that the fixed cost of a chunk (a split of producer and consumer, a fold, a reduce, one call
-//! to `split_wanted`) stays small against the work. Between chunks the driver splits the rest
+//! to `split_wanted`) stays small against the work. Growth only pauses, it never stops: one
+//! slow chunk (page faults on fresh memory, a preempted thread) must not pin the chunk size
+//! low for the rest of the loop, which made leaves 64 items long in early measurements. Between chunks the driver splits the rest
 //! in halves when the scheduler says an idle thread wants work (`split_wanted`), or when the
 //! rest is longer than `with_max_len` allows. Both halves run the same loop.
 //!
@@ -72,8 +74,10 @@ pub(super) struct Pacer {
     max_len: usize,
     /// Items in the next chunk.
     chunk: usize,
-    /// Whether a chunk of `chunk` items has been seen to take long enough; stops doubling.
-    settled: bool,
+    /// The clock reading at the end of the previous chunk, if it was timed (0: none). The next
+    /// timed chunk starts from it, so a run of chunks costs one clock read per chunk; the few
+    /// nanoseconds of splitting between chunks are counted with the chunk, which is harmless.
+    last_tick: u64,
 }
 
 impl Pacer {
@@ -83,7 +87,7 @@ impl Pacer {
             min_len,
             max_len: max_len.max(1),
             chunk: 1,
-            settled: false,
+            last_tick: 0,
         }
     }
 
@@ -103,14 +107,15 @@ impl Pacer {
         }
     }
 
-    /// Records that a chunk of `n` items took `elapsed` ticks (None: not timed).
+    /// Records that a chunk of `n` items took `elapsed` ticks (None: not timed): doubles the
+    /// chunk unless it took long enough already.
     #[inline]
     fn record(&mut self, n: usize, elapsed: Option<u64>) {
-        if self.settled || n < self.chunk {
+        if n < self.chunk {
             return;
         }
         match elapsed {
-            Some(t) if t > SETTLED_TICKS => self.settled = true,
+            Some(t) if t > SETTLED_TICKS => {}
             _ => self.chunk = self.chunk.saturating_mul(2),
         }
     }
@@ -123,14 +128,21 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if pacer.settled || n < TIMED_CHUNK {
+    if n < TIMED_CHUNK {
         let result = producer.fold_with(consumer.into_folder()).complete();
+        pacer.last_tick = 0;
         pacer.record(n, None);
         result
     } else {
-        let start = ticks();
+        let start = if pacer.last_tick != 0 {
+            pacer.last_tick
+        } else {
+            ticks()
+        };
         let result = producer.fold_with(consumer.into_folder()).complete();
-        pacer.record(n, Some(ticks().wrapping_sub(start)));
+        let end = ticks();
+        pacer.last_tick = end;
+        pacer.record(n, Some(end.wrapping_sub(start)));
         result
     }
 }
@@ -165,6 +177,8 @@ where
         }
         match pacer.decide(len) {
             Step::Split => {
+                // Each half may run on another thread: its clock readings start afresh.
+                pacer.last_tick = 0;
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
                 let (left_c, right_c, reducer) = consumer.split_at(mid);
@@ -252,15 +266,17 @@ mod tests {
     }
 
     #[test]
-    fn chunks_double_then_settle() {
+    fn chunks_double_pause_and_resume() {
         let mut p = Pacer::new(1, usize::MAX);
         p.record(1, None);
         p.record(2, None);
         assert_eq!(p.chunk, 4);
         p.record(4, Some(SETTLED_TICKS + 1));
-        assert!(p.settled);
-        p.record(4, None);
         assert_eq!(p.chunk, 4);
+        p.record(4, Some(SETTLED_TICKS / 2));
+        assert_eq!(p.chunk, 8);
+        p.record(3, Some(1));
+        assert_eq!(p.chunk, 8);
     }
 
     #[test]
