@@ -28,6 +28,8 @@ pub mod slice;
 
 pub mod iter;
 
+pub mod str;
+
 mod algo;
 
 pub mod prelude;

@@ -25,6 +25,7 @@ pub mod plumbing;
 mod chain;
 mod cloned;
 mod collect;
+mod collections;
 mod enumerate;
 mod filter;
 mod find;
@@ -47,6 +48,12 @@ mod zip;
 
 pub use chain::Chain;
 pub use cloned::{Cloned, Copied};
+pub use collections::{
+    BTreeMapIntoIter, BTreeMapIter, BTreeMapIterMut, BTreeSetIntoIter, BTreeSetIter,
+    BinaryHeapIntoIter, BinaryHeapIter, HashMapIntoIter, HashMapIter, HashMapIterMut,
+    HashSetIntoIter, HashSetIter, LinkedListIntoIter, LinkedListIter, LinkedListIterMut,
+    VecDequeIntoIter, VecDequeIter, VecDequeIterMut,
+};
 pub use enumerate::Enumerate;
 pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
@@ -782,7 +789,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use blitz_par::prelude::*;
-    /// let v: Vec<String> = (0..3).into_par_iter().map(|x| x.to_string()).collect();
+    /// let v: Vec<String> = (0..3u32).into_par_iter().map(|x| x.to_string()).collect();
     /// assert_eq!(v, ["0", "1", "2"]);
     /// ```
     fn collect<C>(self) -> C
@@ -831,7 +838,7 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     /// use blitz_par::prelude::*;
     /// use blitz_par::iter::Either;
-    /// let (small, big): (Vec<i32>, Vec<String>) = (0..4).into_par_iter()
+    /// let (small, big): (Vec<i32>, Vec<String>) = (0..4i32).into_par_iter()
     ///     .partition_map(|x| if x < 2 { Either::Left(x) } else { Either::Right(x.to_string()) });
     /// assert_eq!((small, big), (vec![0, 1], vec!["2".to_string(), "3".to_string()]));
     /// ```

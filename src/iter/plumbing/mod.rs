@@ -219,14 +219,20 @@ pub trait UnindexedProducer: Send + Sized {
         F: Folder<Self::Item>;
 }
 
-/// Drives an indexed parallel iterator into a consumer through the splitting driver.
+/// Drives an indexed parallel iterator into a consumer through the splitting driver: how an
+/// indexed iterator implements `drive_unindexed` and `drive`.
 ///
 /// ```
-/// use blitz_par::iter::plumbing::bridge;
+/// use blitz_par::iter::plumbing::{bridge, UnindexedConsumer};
 /// use blitz_par::prelude::*;
-/// // How an adapter implements `drive_unindexed` when it is indexed:
-/// assert_eq!((0..10usize).into_par_iter().map(|x| x * 2).max(), Some(18));
-/// # let _ = bridge::<std::ops::Range<usize>, _> as fn(_, _) -> _;
+/// struct Wrapped(blitz_par::iter::RangeIter<usize>);
+/// impl ParallelIterator for Wrapped {
+///     type Item = usize;
+///     fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
+///         bridge(self.0, consumer)
+///     }
+/// }
+/// assert_eq!(Wrapped((0..10).into_par_iter()).sum::<usize>(), 45);
 /// ```
 pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
 where
