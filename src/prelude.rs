@@ -2,7 +2,7 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelDrainRange, ParallelExtend, ParallelIterator,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange, ParallelExtend, ParallelIterator,
 };
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;

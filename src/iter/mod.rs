@@ -36,12 +36,16 @@ mod inspect;
 mod len;
 mod map;
 mod map_with;
+mod misc;
 mod noop;
+mod par_bridge;
 mod range;
 mod reduce;
+mod regroup;
 mod rev;
 mod sources;
 mod take_skip;
+mod try_ops;
 mod unzip;
 mod vec;
 mod zip;
@@ -62,12 +66,16 @@ pub use inspect::{Inspect, Update};
 pub use len::{MaxLen, MinLen};
 pub use map::Map;
 pub use map_with::{MapInit, MapWith};
+pub use misc::{Intersperse, PanicFuse, SkipAny, TakeAny, TakeSkipAny, WhileSome};
+pub use par_bridge::{IterBridge, ParallelBridge};
 pub use range::{RangeInclusiveIter, RangeIter};
+pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, StepBy};
 pub use rev::Rev;
 pub use sources::{
     empty, once, repeat, repeat_n, Empty, Once, OptionIntoIter, Repeat, RepeatN, RepeatNIter,
 };
 pub use take_skip::{Skip, Take};
+pub use try_ops::{Try, TryFold};
 pub use vec::{ArrayIntoIter, Drain, ParallelDrainRange, VecIntoIter};
 pub use zip::{Zip, ZipEq};
 
@@ -784,6 +792,223 @@ pub trait ParallelIterator: Sized + Send {
         self.map(predicate).find_any(|&p| !p).is_none()
     }
 
+    /// Folds every leaf like [`fold`](Self::fold), stopping a leaf at its first failure
+    /// (`None`, `Err`, `ControlFlow::Break`); yields one result per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Result<u8, String> = (1..=10u8).into_par_iter()
+    ///     .try_fold(|| 0u8, |a, x| a.checked_add(x).ok_or("overflow".to_string()))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b).ok_or("overflow".to_string()));
+    /// assert_eq!(r, Ok(55));
+    /// ```
+    fn try_fold<T, R, ID, F>(
+        self,
+        identity: ID,
+        fold_op: F,
+    ) -> TryFold<Self, R, try_ops::CallIdentity<ID>, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, try_ops::CallIdentity(identity), fold_op)
+    }
+
+    /// As [`try_fold`](Self::try_fold), starting every leaf from a clone of `init`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Option<u32> = (1..5u32).into_par_iter().try_fold_with(0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(r, Some(10));
+    /// ```
+    fn try_fold_with<F, T, R>(
+        self,
+        init: T,
+        fold_op: F,
+    ) -> TryFold<Self, R, try_ops::CloneInit<T>, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send + Sync,
+    {
+        TryFold::new(self, try_ops::CloneInit(init), fold_op)
+    }
+
+    /// Reduces items that are `Try` values (`Option`, `Result`, `ControlFlow`); the first
+    /// failure seen stops the others early and is returned.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sum: Option<u8> = (0..30u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, None); // 435 overflows u8
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+        <Self::Item as Try>::Residual: Send,
+        T: Send,
+    {
+        try_ops::try_reduce(self, &identity, &op)
+    }
+
+    /// As [`try_reduce`](Self::try_reduce) without an identity; `None` when there are no
+    /// items.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Option<Result<i32, ()>> = (1..4).into_par_iter().map(Ok).try_reduce_with(|a, b| Ok(a * b));
+    /// assert_eq!(r, Some(Ok(6)));
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        <Self::Item as Try>::Residual: Send,
+        T: Send,
+    {
+        use std::ops::ControlFlow;
+        let op = &op;
+        let flow: ControlFlow<<Self::Item as Try>::Residual, Option<T>> = self
+            .map(|item| match item.branch() {
+                ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
+                ControlFlow::Break(r) => ControlFlow::Break(r),
+            })
+            .try_reduce(
+                || None,
+                |a, b| match (a, b) {
+                    (Some(a), Some(b)) => match op(a, b).branch() {
+                        ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
+                        ControlFlow::Break(r) => ControlFlow::Break(r),
+                    },
+                    (a, None) => ControlFlow::Continue(a),
+                    (None, b) => ControlFlow::Continue(b),
+                },
+            );
+        match flow {
+            ControlFlow::Continue(t) => t.map(Self::Item::from_output),
+            ControlFlow::Break(r) => Some(Self::Item::from_residual(r)),
+        }
+    }
+
+    /// Calls a fallible `op` on every item; the first failure seen stops the others early and
+    /// is returned.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r = (0..100).into_par_iter().try_for_each(|x| if x == 50 { Err(x) } else { Ok(()) });
+    /// assert_eq!(r, Err(50));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// As [`try_for_each`](Self::try_for_each) with a clone of `init` per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Result<(), i32> = (0..10).into_par_iter().try_for_each_with(5, |five, x| if x < *five + 5 { Ok(()) } else { Err(x) });
+    /// assert!(r.is_ok());
+    /// ```
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// As [`try_for_each`](Self::try_for_each) with a value made by `init` per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Option<()> = (0..10).into_par_iter().try_for_each_init(|| 3, |three, x| (x >= 0 && *three == 3).then_some(()));
+    /// assert_eq!(r, Some(()));
+    /// ```
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// Yields the `Some` values until a `None` is seen; after that, other parts stop soon
+    /// (which items before the `None` are yielded is unspecified, as in rayon).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..5).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(v, [0, 1, 2, 3, 4]);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
+    /// After a panic in any closure of the chain, other parts stop taking items soon (the
+    /// panic still reaches the caller).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..10).into_par_iter().panic_fuse().count(), 10);
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// Some `n` items (whichever the threads reach first), in no particular order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..100).into_par_iter().take_any(3).collect();
+    /// assert_eq!(v.len(), 3);
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeSkipAny::new(self, n, true)
+    }
+
+    /// All items except some `n` (whichever the threads reach first).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().skip_any(3).count(), 97);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        TakeSkipAny::new(self, n, false)
+    }
+
+    /// A clone of `element` between every two items. Over an iterator of unknown length the
+    /// items are collected first.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let s: String = ["a", "b", "c"].into_par_iter().intersperse("-").collect();
+    /// assert_eq!(s, "a-b-c");
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self, Self::Item>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, element)
+    }
+
     /// Collects the items into a collection (see [`FromParallelIterator`] for the targets).
     /// Ordered collections keep the iterator's order.
     ///
@@ -1045,6 +1270,180 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn with_max_len(self, max: usize) -> MaxLen<Self> {
         MaxLen::new(self, max)
+    }
+
+    /// Every `step`-th item, starting with the first. Panics if `step` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..7).into_par_iter().step_by(3).collect::<Vec<_>>(), [0, 3, 6]);
+    /// ```
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// The items in `Vec`s of `chunk_size` (the last may be shorter). Panics if `chunk_size`
+    /// is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<Vec<i32>> = (0..3).into_par_iter().chunks(2).collect();
+    /// assert_eq!(v, [vec![0, 1], vec![2]]);
+    /// ```
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        Chunks::new(self, chunk_size)
+    }
+
+    /// Items of `self` and `other` in turn, then the rest of the longer.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..2).into_par_iter().interleave(10..13).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 12]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// Compares lexicographically with `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..3).into_par_iter().cmp(0..4), std::cmp::Ordering::Less);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| Ord::cmp(&a, &b))
+            .find_first(|&o| o != Ordering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares lexicographically with `other` by `PartialOrd`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1.0, f64::NAN].par_iter().partial_cmp(&[1.0, 2.0]), None);
+    /// ```
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| PartialOrd::partial_cmp(&a, &b))
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// Whether the items equal those of `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().eq(vec![0, 1, 2]));
+    /// ```
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(a, b)| a == b)
+    }
+
+    /// Whether the items differ from those of `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().ne(0..2));
+    /// ```
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether `self` is lexicographically less than `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().lt(1..2));
+    /// ```
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// Whether `self` is lexicographically less than or equal to `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().le(0..3));
+    /// ```
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// Whether `self` is lexicographically greater than `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((1..2).into_par_iter().gt(0..3));
+    /// ```
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// Whether `self` is lexicographically greater than or equal to `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().ge(0..3));
+    /// ```
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
     }
 
     /// The index of some item that satisfies `predicate`.

@@ -10,6 +10,7 @@ mod list;
 mod targets;
 
 use self::consumer::CollectConsumer;
+pub(crate) use self::targets::WhileSomeConsumer;
 use super::*;
 use std::collections::LinkedList;
 

@@ -17,42 +17,23 @@
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{join, split_wanted};
+use crate::sync::ticks;
 
 /// Chunks shorter than this are not timed: reading the clock (~7 ns for `rdtsc`, ~20-25 ns for
 /// `Instant::now`) would cost more than the ~1 ns an item of a cheap loop takes. 16 cheap items
 /// take about the time of one clock read.
 const TIMED_CHUNK: usize = 16;
 
-/// A chunk that took more than this many clock ticks stops the doubling: about 4 us at the
-/// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us).
-/// A few microseconds is long enough that the per-chunk overhead (tens of nanoseconds) is below
-/// 1%, and short enough that an idle thread waits at most that long for work.
-#[cfg(target_arch = "x86_64")]
-const SETTLED_TICKS: u64 = 10_000;
-/// As above, in nanoseconds where ticks come from `Instant`.
-#[cfg(not(target_arch = "x86_64"))]
-const SETTLED_TICKS: u64 = 4_000;
-
-/// A cheap monotonic-enough clock reading; only differences of nearby readings on one thread
-/// are used, and a wrong answer only makes a chunk larger or smaller.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn ticks() -> u64 {
-    #[allow(unused_unsafe)]
-    // SAFETY: `rdtsc` exists on every x86_64 CPU and has no preconditions.
-    unsafe {
-        core::arch::x86_64::_rdtsc()
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn ticks() -> u64 {
-    use std::sync::OnceLock;
-    use std::time::Instant;
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
-}
+/// A chunk that took more than this many clock ticks pauses the doubling: about 4 us at the
+/// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us);
+/// `ticks` counts nanoseconds elsewhere (and under Miri). A few microseconds is long enough
+/// that the per-chunk overhead (tens of nanoseconds) is below 1%, and short enough that an
+/// idle thread waits at most that long for work.
+const SETTLED_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    10_000
+} else {
+    4_000
+};
 
 /// What the driver does next with the `len` items it holds.
 #[derive(Debug, PartialEq, Eq)]
