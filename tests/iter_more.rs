@@ -240,3 +240,26 @@ fn pool_usable_after_panics_in_every_consumer() {
         assert_eq!((0..1000).into_par_iter().sum::<i32>(), 499_500);
     }
 }
+
+quickcheck! {
+    fn slice_split_family(v: Vec<u8>) -> bool {
+        let sep = |x: &u8| x % 5 == 0;
+        let a: Vec<&[u8]> = v.par_split(sep).collect();
+        let mut m1 = v.clone();
+        m1.par_split_mut(sep).for_each(|p| p.reverse());
+        let mut m2 = v.clone();
+        m2.split_mut(sep).for_each(|p| p.reverse());
+        let same = |a: &u8, b: &u8| a / 64 == b / 64;
+        let g: Vec<&[u8]> = v.par_chunk_by(same).collect();
+        a == v.split(sep).collect::<Vec<_>>() && m1 == m2 && g == v.chunk_by(same).collect::<Vec<_>>()
+    }
+
+    fn char_ranges(a: char, b: char) -> bool {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let n = (lo..hi).count();
+        (lo..hi).into_par_iter().count() == n
+            && (lo..=hi).into_par_iter().len() == n + 1
+            && (lo..hi).into_par_iter().take(50).collect::<Vec<_>>() == (lo..hi).take(50).collect::<Vec<_>>()
+            && (lo..=hi).into_par_iter().rev().take(50).collect::<Vec<_>>() == (lo..=hi).rev().take(50).collect::<Vec<_>>()
+    }
+}

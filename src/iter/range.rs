@@ -3,7 +3,8 @@
 //! As in rayon: `Range` of `u8`, `u16`, `u32`, `usize`, `i8`, `i16`, `i32`, `isize` is indexed;
 //! of `u64`, `i64`, `u128`, `i128` it is unindexed (its length need not fit a `usize`), but a
 //! range whose length does fit still runs through the indexed driver. `RangeInclusive` is
-//! indexed for `u8`, `u16`, `i8`, `i16` and unindexed for the others.
+//! indexed for `u8`, `u16`, `i8`, `i16` and unindexed for the others. Ranges of `char` are
+//! indexed (the surrogate gap is skipped).
 
 use super::plumbing::*;
 use super::*;
@@ -229,6 +230,100 @@ macro_rules! inclusive_range {
 inclusive_range!(indexed: u8, u16, i8, i16);
 inclusive_range!(unindexed: u32, u64, u128, usize, i32, i64, i128, isize);
 
+/// Chars are iterated through their code points with the surrogate gap `0xD800..0xE000` cut
+/// out, so that positions are dense and the range is indexed.
+const SURROGATE_START: u32 = 0xD800;
+const SURROGATE_LEN: u32 = 0x800;
+
+fn char_to_dense(c: char) -> u32 {
+    let c = u32::from(c);
+    if c >= SURROGATE_START + SURROGATE_LEN {
+        c - SURROGATE_LEN
+    } else {
+        c
+    }
+}
+
+fn dense_to_char(x: u32) -> char {
+    let c = if x >= SURROGATE_START {
+        x + SURROGATE_LEN
+    } else {
+        x
+    };
+    char::from_u32(c).expect("char range: dense positions map to scalar values")
+}
+
+impl ParallelIterator for RangeIter<char> {
+    type Item = char;
+    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for RangeIter<char> {
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        let (start, end) = (
+            char_to_dense(self.range.start),
+            char_to_dense(self.range.end),
+        );
+        end.saturating_sub(start) as usize
+    }
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        let (start, end) = (
+            char_to_dense(self.range.start),
+            char_to_dense(self.range.end),
+        );
+        (start..end.max(start))
+            .into_par_iter()
+            .map(dense_to_char)
+            .with_producer(callback)
+    }
+}
+
+impl ParallelIterator for RangeInclusiveIter<char> {
+    type Item = char;
+    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for RangeInclusiveIter<char> {
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        if self.range.is_empty() {
+            0
+        } else {
+            (char_to_dense(*self.range.end()) - char_to_dense(*self.range.start())) as usize + 1
+        }
+    }
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        let (start, end) = if self.range.is_empty() {
+            (0, 0)
+        } else {
+            // The dense end + 1 fits a u32: dense positions are below 0x11_0000.
+            (
+                char_to_dense(*self.range.start()),
+                char_to_dense(*self.range.end()) + 1,
+            )
+        };
+        (start..end)
+            .into_par_iter()
+            .map(dense_to_char)
+            .with_producer(callback)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::prelude::*;
@@ -254,6 +349,14 @@ mod tests {
         let empty = 5u64..=3;
         assert_eq!(empty.into_par_iter().count(), 0);
         assert_eq!((0..u128::MAX).into_par_iter().opt_len(), None);
+        let chars: Vec<char> = ('\u{D7FE}'..='\u{E001}').into_par_iter().collect();
+        assert_eq!(chars, ('\u{D7FE}'..='\u{E001}').collect::<Vec<_>>());
+        assert_eq!(('a'..'e').into_par_iter().rev().collect::<String>(), "dcba");
+        assert_eq!(
+            ('\0'..=char::MAX).into_par_iter().count(),
+            ('\0'..=char::MAX).count()
+        );
+        assert_eq!(('b'..'a').into_par_iter().count(), 0);
         assert_eq!(
             (0..u128::MAX).into_par_iter().find_first(|&x| x == 1000),
             Some(1000)

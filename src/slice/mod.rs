@@ -2,11 +2,13 @@
 
 mod iter;
 pub(crate) mod sort;
+mod split;
 
 pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
     RChunksExactMut, RChunksMut, Windows,
 };
+pub use split::{ChunkBy, Split, SplitMut};
 
 /// Parallel operations on shared slices (rayon's `ParallelSlice`): chunks and windows.
 pub trait ParallelSlice<T: Sync> {
@@ -77,6 +79,33 @@ pub trait ParallelSlice<T: Sync> {
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         Windows::new(window_size, self.as_parallel_slice())
     }
+
+    /// The sub-slices between elements that satisfy `separator` (as `slice::split`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 0, 2, 0, 3].par_split(|&x| x == 0).count(), 3);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The runs of consecutive elements for which `same_group` holds pairwise (as
+    /// `slice::chunk_by`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 2, 3].par_chunk_by(|a, b| a == b).count(), 3);
+    /// ```
+    fn par_chunk_by<P>(&self, same_group: P) -> ChunkBy<'_, T, P>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        ChunkBy::new(self.as_parallel_slice(), same_group)
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -131,6 +160,22 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
         RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable sub-slices between elements that satisfy `separator` (as
+    /// `slice::split_mut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [2, 1, 0, 4, 3];
+    /// v.par_split_mut(|&x| x == 0).for_each(|part| part.sort());
+    /// assert_eq!(v, [1, 2, 0, 3, 4]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
     }
 
     /// Mutable chunks of exactly `chunk_size` elements counted from the end; a shorter
