@@ -12,8 +12,13 @@
 //! in halves when the scheduler says an idle thread wants work (`split_wanted`), or when the
 //! rest is longer than `with_max_len` allows. Both halves run the same loop.
 //!
-//! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`TIMED_CHUNK`] and
-//! [`eager_depth`]; nothing else in the crate splits.
+//! A request to split is honoured only when the rest is estimated to take at least
+//! [`MIN_SPLIT_TICKS`] (from the timing of the chunks so far): handing a thief a few
+//! microseconds of work costs the owner more (a promoted join, waiting for the thief's result)
+//! than doing it, and idle workers ask for work all the time.
+//!
+//! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`MIN_SPLIT_TICKS`],
+//! [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{join, split_wanted};
@@ -33,6 +38,18 @@ const SETTLED_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(lo
     10_000
 } else {
     4_000
+};
+
+/// A split on request needs at least this much estimated work left: about 20 us at a 2.5 GHz
+/// TSC (nanoseconds elsewhere: 20 us). A steal by an awake thief and the join that waits for
+/// it cost a microsecond or more, and more when the thief is slow to start (a shared 2-core
+/// machine: a 12 us sum of 100,000 i64 ran 10-20% slower than sequential with a 10 us bound);
+/// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
+/// with a slow thief; the price is that the last ~20 us of a loop are not shared.
+const MIN_SPLIT_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    50_000
+} else {
+    20_000
 };
 
 /// What the driver does next with the `len` items it holds.
@@ -59,6 +76,17 @@ pub(super) struct Pacer {
     /// timed chunk starts from it, so a run of chunks costs one clock read per chunk; the few
     /// nanoseconds of splitting between chunks are counted with the chunk, which is harmless.
     last_tick: u64,
+    /// Ticks and items of the last timed chunk (items 0: none yet): the cost estimate behind
+    /// [`MIN_SPLIT_TICKS`]. Inherited by both halves of a split.
+    rate: (u64, usize),
+    /// When this loop started and how many items it has folded: the estimate before any chunk
+    /// was timed.
+    loop_start: u64,
+    done: usize,
+    /// Whether to ask `split_wanted` at all: cleared once the timed estimate says the rest of
+    /// the loop is too short to be worth splitting (it only gets shorter). Saves the call,
+    /// whose slow path is taken often while idle threads keep asking.
+    asking: bool,
 }
 
 impl Pacer {
@@ -69,14 +97,44 @@ impl Pacer {
             max_len: max_len.max(1),
             chunk: 1,
             last_tick: 0,
+            rate: (0, 0),
+            loop_start: 0,
+            done: 0,
+            asking: true,
         }
+    }
+
+    /// Starts the loop of one `drive_indexed` call.
+    #[inline]
+    fn start_loop(&mut self) {
+        self.last_tick = 0;
+        self.loop_start = ticks();
+        self.done = 0;
+    }
+
+    /// Whether `len` more items are estimated to take at least [`MIN_SPLIT_TICKS`]. Before
+    /// anything was folded there is no estimate: no (the first chunk is one item, so the
+    /// answer comes after one item).
+    #[inline(never)]
+    fn worth_splitting(&self, len: usize) -> bool {
+        let (ticks_spent, items) = if self.rate.1 > 0 {
+            self.rate
+        } else if self.done > 0 {
+            (ticks().wrapping_sub(self.loop_start), self.done)
+        } else {
+            return false;
+        };
+        (len as u128) * u128::from(ticks_spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
     }
 
     /// THE POLICY. Called before every chunk; `len > 0`.
     #[inline]
     fn decide(&self, len: usize) -> Step {
         // Split only if both halves are long enough to be leaves.
-        if len / 2 >= self.min_len && (len > self.max_len || split_wanted()) {
+        if len / 2 >= self.min_len
+            && (len > self.max_len
+                || (self.asking && self.done > 0 && split_wanted() && self.worth_splitting(len)))
+        {
             return Step::Split;
         }
         let chunk = self.chunk.min(self.max_len).max(self.min_len);
@@ -91,7 +149,14 @@ impl Pacer {
     /// Records that a chunk of `n` items took `elapsed` ticks (None: not timed): doubles the
     /// chunk unless it took long enough already.
     #[inline]
-    fn record(&mut self, n: usize, elapsed: Option<u64>) {
+    fn record(&mut self, n: usize, elapsed: Option<u64>, remaining: usize) {
+        self.done += n;
+        if let Some(t) = elapsed {
+            self.rate = (t, n);
+            if (remaining as u128) * u128::from(t) < u128::from(MIN_SPLIT_TICKS) * (n as u128) {
+                self.asking = false;
+            }
+        }
         if n < self.chunk {
             return;
         }
@@ -104,18 +169,28 @@ impl Pacer {
 
 /// Folds `producer` into a fresh folder of `consumer`, timing it when the chunk is long enough.
 #[inline]
-fn fold_leaf<P, C>(producer: P, consumer: C, n: usize, pacer: &mut Pacer) -> C::Result
+fn fold_leaf<P, C>(
+    producer: P,
+    consumer: C,
+    n: usize,
+    remaining: usize,
+    pacer: &mut Pacer,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if n < TIMED_CHUNK {
+    // The first chunk of a loop is timed too (from the loop's start): one clock read gives the
+    // first estimate, so that short loops stop asking `split_wanted` at once.
+    if n < TIMED_CHUNK && pacer.done > 0 {
         let result = producer.fold_with(consumer.into_folder()).complete();
         pacer.last_tick = 0;
-        pacer.record(n, None);
+        pacer.record(n, None, remaining);
         result
     } else {
-        let start = if pacer.last_tick != 0 {
+        let start = if pacer.done == 0 {
+            pacer.loop_start
+        } else if pacer.last_tick != 0 {
             pacer.last_tick
         } else {
             ticks()
@@ -123,7 +198,7 @@ where
         let result = producer.fold_with(consumer.into_folder()).complete();
         let end = ticks();
         pacer.last_tick = end;
-        pacer.record(n, Some(end.wrapping_sub(start)));
+        pacer.record(n, Some(end.wrapping_sub(start)), remaining);
         result
     }
 }
@@ -149,6 +224,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    pacer.start_loop();
     // Results of the chunks folded so far, and the reducer that joins them to the next part.
     let mut acc: Option<(C::Result, C::Reducer)> = None;
     loop {
@@ -158,8 +234,6 @@ where
         }
         match pacer.decide(len) {
             Step::Split => {
-                // Each half may run on another thread: its clock readings start afresh.
-                pacer.last_tick = 0;
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
                 let (left_c, right_c, reducer) = consumer.split_at(mid);
@@ -172,7 +246,7 @@ where
             Step::Peel(n) => {
                 let (front_p, rest_p) = producer.split_at(n);
                 let (front_c, rest_c, reducer) = consumer.split_at(n);
-                let result = fold_leaf(front_p, front_c, n, &mut pacer);
+                let result = fold_leaf(front_p, front_c, n, len - n, &mut pacer);
                 acc = Some(match acc {
                     None => (result, reducer),
                     Some((left, previous)) => (previous.reduce(left, result), reducer),
@@ -182,7 +256,7 @@ where
                 len -= n;
             }
             Step::FoldAll => {
-                let result = fold_leaf(producer, consumer, len, &mut pacer);
+                let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
                 return finish(acc, result);
             }
         }
@@ -249,14 +323,14 @@ mod tests {
     #[test]
     fn chunks_double_pause_and_resume() {
         let mut p = Pacer::new(1, usize::MAX);
-        p.record(1, None);
-        p.record(2, None);
+        p.record(1, None, usize::MAX);
+        p.record(2, None, usize::MAX);
         assert_eq!(p.chunk, 4);
-        p.record(4, Some(SETTLED_TICKS + 1));
+        p.record(4, Some(SETTLED_TICKS + 1), usize::MAX);
         assert_eq!(p.chunk, 4);
-        p.record(4, Some(SETTLED_TICKS / 2));
+        p.record(4, Some(SETTLED_TICKS / 2), usize::MAX);
         assert_eq!(p.chunk, 8);
-        p.record(3, Some(1));
+        p.record(3, Some(1), usize::MAX);
         assert_eq!(p.chunk, 8);
     }
 
