@@ -261,7 +261,8 @@ where
 
 /// Runs `producer` (of `len` items) into `consumer`: splits in halves when the scheduler asks
 /// for work or a leaf would exceed `max_len`, and otherwise folds growing chunks off the front.
-/// Enters the scheduler first (cheap when already inside it).
+/// Enters the scheduler once the work proves long enough to be worth splitting (a short loop
+/// never pays for entering).
 ///
 /// ```
 /// use blitz_par::prelude::*;
@@ -273,8 +274,9 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    // The driver enters the scheduler itself, once the loop proves long (splitter.rs).
     let pacer = splitter::Pacer::new(producer.min_len(), producer.max_len());
-    crate::scheduler::enter(move || splitter::drive_indexed(len, producer, consumer, pacer))
+    splitter::drive_indexed(len, producer, consumer, pacer)
 }
 
 /// Runs an unindexed producer into a consumer: splits eagerly to a modest depth, then whenever

@@ -8,26 +8,49 @@
 //! that the fixed cost of a chunk (a split of producer and consumer, a fold, a reduce, one call
 //! to `split_wanted`) stays small against the work. Growth only pauses, it never stops: one
 //! slow chunk (page faults on fresh memory, a preempted thread) must not pin the chunk size
-//! low for the rest of the loop, which made leaves 64 items long in early measurements. Between chunks the driver splits the rest
-//! in halves when the scheduler says an idle thread wants work (`split_wanted`), or when the
-//! rest is longer than `with_max_len` allows. Both halves run the same loop.
+//! low for the rest of the loop, which made leaves 64 items long in early measurements.
+//! Between chunks the driver splits the rest in halves when the scheduler says an idle thread
+//! wants work (`split_wanted`), or when the rest is longer than `with_max_len` allows. Both
+//! halves run the same loop.
 //!
-//! A request to split is honoured only when the rest is estimated to take at least
-//! [`MIN_SPLIT_TICKS`] (from the timing of the chunks so far): handing a thief a few
-//! microseconds of work costs the owner more (a promoted join, waiting for the thief's result)
-//! than doing it, and idle workers ask for work all the time.
+//! A request to split is honoured only when the loop has already run for [`PROVEN_TICKS`] (or
+//! descends from one that has) and the rest is estimated to take at least
+//! [`MIN_SPLIT_TICKS`]: handing a thief a few microseconds of work costs the owner more (a
+//! promoted join, possibly a wake-up, waiting for the thief's result) than doing it, and idle
+//! workers ask for work all the time. Estimates from short chunks overstate the cost per item
+//! (fixed costs dominate), hence the first condition.
+//!
+//! The clock is read at the start of a loop, after its first chunk, and then once the items
+//! since the last reading are estimated to take [`READ_WORTH_TICKS`] (so every chunk when
+//! items are heavy, and the doubling pauses in time) or number [`TIMED_CHUNK`]; a reading
+//! times all the items since the previous one. On a 1,000-item sum that is about 5 readings.
+//!
+//! The driver enters the scheduler (`scheduler::enter`, which makes a thread outside the pool
+//! a guest of it) lazily: only once the loop has run [`PROVEN_TICKS`], or must split for
+//! `with_max_len`. Before that no split request would be honoured anyway, so a short loop
+//! costs no more than the sequential loop plus its chunking; entering costs 20-70 ns for a
+//! guest, a third of a 1,000-item sum.
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`MIN_SPLIT_TICKS`],
-//! [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
+//! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{join, split_wanted};
 use crate::sync::ticks;
 
-/// Chunks shorter than this are not timed: reading the clock (~7 ns for `rdtsc`, ~20-25 ns for
-/// `Instant::now`) would cost more than the ~1 ns an item of a cheap loop takes. 16 cheap items
-/// take about the time of one clock read.
-const TIMED_CHUNK: usize = 16;
+/// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
+/// with `rdtsc` (15 ns measured on a 16-core Xeon VM) and 20-40 ns with `Instant::now`, while
+/// a cheap item costs well under 1 ns; over 64 items a reading stays a small part of the
+/// chunk, and items costly enough to matter are caught by the first chunk's reading.
+const TIMED_CHUNK: usize = 64;
+
+/// Items estimated to take this many ticks (about 400 ns at 2.5 GHz) are worth a clock
+/// reading: a reading then costs under 5%.
+const READ_WORTH_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    1_000
+} else {
+    400
+};
 
 /// A chunk that took more than this many clock ticks pauses the doubling: about 4 us at the
 /// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us);
@@ -52,6 +75,16 @@ const MIN_SPLIT_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(
     20_000
 };
 
+/// A loop honours split requests only after running this long (about 10 us at 2.5 GHz): by
+/// then its cost estimate comes from chunks long enough to be accurate. On a 16-core Xeon a
+/// 100,000-item sum (12 us) split on the estimate of its first 16-item chunk and ran 45%
+/// slower than sequential as a guest of the pool.
+const PROVEN_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    25_000
+} else {
+    10_000
+};
+
 /// What the driver does next with the `len` items it holds.
 #[derive(Debug, PartialEq, Eq)]
 enum Step {
@@ -63,7 +96,7 @@ enum Step {
     FoldAll,
 }
 
-/// The per-branch state of the policy: leaf bounds and the current chunk size.
+/// The per-branch state of the policy: leaf bounds, chunk size and cost estimate.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Pacer {
     /// `with_min_len`: no leaf shorter (unless the whole input is).
@@ -72,64 +105,55 @@ pub(super) struct Pacer {
     max_len: usize,
     /// Items in the next chunk.
     chunk: usize,
-    /// The clock reading at the end of the previous chunk, if it was timed (0: none). The next
-    /// timed chunk starts from it, so a run of chunks costs one clock read per chunk; the few
-    /// nanoseconds of splitting between chunks are counted with the chunk, which is harmless.
-    last_tick: u64,
-    /// Ticks and items of the last timed chunk (items 0: none yet): the cost estimate behind
-    /// [`MIN_SPLIT_TICKS`]. Inherited by both halves of a split.
+    /// Ticks and items of the last timed span (items 0: none yet): the cost estimate.
+    /// Inherited by both halves of a split.
     rate: (u64, usize),
-    /// When this loop started and how many items it has folded: the estimate before any chunk
-    /// was timed.
-    loop_start: u64,
-    done: usize,
-    /// Whether to ask `split_wanted` at all: cleared once the timed estimate says the rest of
-    /// the loop is too short to be worth splitting (it only gets shorter). Saves the call,
-    /// whose slow path is taken often while idle threads keep asking.
+    /// Whether some loop of this branch ran for [`PROVEN_TICKS`]; inherited.
+    proven: bool,
+    /// Whether to ask `split_wanted` at all: cleared once the estimate says the rest of the
+    /// loop is too short to be worth splitting (it only gets shorter). Saves the call, whose
+    /// slow path is taken often while idle threads keep asking.
     asking: bool,
+    /// The clock at this loop's start.
+    loop_start: u64,
+    /// The clock at the last reading, and the items folded since.
+    mark: u64,
+    since_mark: usize,
+    /// Items this loop has folded.
+    done: usize,
+    /// Whether this branch runs inside `scheduler::enter`; inherited.
+    entered: bool,
 }
 
 impl Pacer {
     pub(super) fn new(min_len: usize, max_len: usize) -> Self {
-        let min_len = min_len.max(1);
         Pacer {
-            min_len,
+            min_len: min_len.max(1),
             max_len: max_len.max(1),
             chunk: 1,
-            last_tick: 0,
             rate: (0, 0),
-            loop_start: 0,
-            done: 0,
+            proven: false,
             asking: true,
+            loop_start: 0,
+            mark: 0,
+            since_mark: 0,
+            done: 0,
+            entered: false,
         }
     }
 
     /// Starts the loop of one `drive_indexed` call.
     #[inline]
     fn start_loop(&mut self) {
-        self.last_tick = 0;
         self.loop_start = ticks();
+        self.mark = self.loop_start;
+        self.since_mark = 0;
         self.done = 0;
-    }
-
-    /// Whether `len` more items are estimated to take at least [`MIN_SPLIT_TICKS`]. Before
-    /// anything was folded there is no estimate: no (the first chunk is one item, so the
-    /// answer comes after one item).
-    #[inline(never)]
-    fn worth_splitting(&self, len: usize) -> bool {
-        let (ticks_spent, items) = if self.rate.1 > 0 {
-            self.rate
-        } else if self.done > 0 {
-            (ticks().wrapping_sub(self.loop_start), self.done)
-        } else {
-            return false;
-        };
-        (len as u128) * u128::from(ticks_spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
     }
 
     /// THE POLICY. Called before every chunk; `len > 0`.
     #[inline]
-    fn decide(&self, len: usize) -> Step {
+    fn decide(&mut self, len: usize) -> Step {
         // Split only if both halves are long enough to be leaves.
         if len / 2 >= self.min_len
             && (len > self.max_len
@@ -146,28 +170,61 @@ impl Pacer {
         }
     }
 
-    /// Records that a chunk of `n` items took `elapsed` ticks (None: not timed): doubles the
-    /// chunk unless it took long enough already.
+    /// Whether a requested split of the `len` items left pays off (see the module docs).
+    #[inline(never)]
+    fn worth_splitting(&mut self, len: usize) -> bool {
+        let now = ticks();
+        if !self.proven {
+            if now.wrapping_sub(self.loop_start) < PROVEN_TICKS {
+                return false;
+            }
+            self.proven = true;
+        }
+        let (spent, items) = if self.rate.1 > 0 {
+            self.rate
+        } else {
+            (now.wrapping_sub(self.loop_start), self.done)
+        };
+        (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
+    }
+
+    /// Records that a chunk of `n` items was folded, `remaining` items are left, and reads
+    /// the clock if due: updates the estimate, the chunk size and whether to keep asking.
     #[inline]
-    fn record(&mut self, n: usize, elapsed: Option<u64>, remaining: usize) {
+    fn record(&mut self, n: usize, remaining: usize) {
+        let first = self.done == 0;
         self.done += n;
-        if let Some(t) = elapsed {
-            self.rate = (t, n);
-            if (remaining as u128) * u128::from(t) < u128::from(MIN_SPLIT_TICKS) * (n as u128) {
+        self.since_mark += n;
+        let mut pause = false;
+        let (rate_ticks, rate_items) = self.rate;
+        let worth_reading = rate_items > 0
+            && (self.since_mark as u128) * u128::from(rate_ticks)
+                >= u128::from(READ_WORTH_TICKS) * (rate_items as u128);
+        if first || worth_reading || self.since_mark >= TIMED_CHUNK {
+            let now = ticks();
+            let spent = now.wrapping_sub(self.mark);
+            let items = self.since_mark;
+            self.rate = (spent, items);
+            self.mark = now;
+            self.since_mark = 0;
+            if now.wrapping_sub(self.loop_start) >= PROVEN_TICKS {
+                self.proven = true;
+            }
+            if (remaining as u128) * u128::from(spent)
+                < u128::from(MIN_SPLIT_TICKS) * (items as u128)
+            {
                 self.asking = false;
             }
+            // This chunk's share of the span.
+            pause = (u128::from(spent) * (n as u128)) / (items as u128) > u128::from(SETTLED_TICKS);
         }
-        if n < self.chunk {
-            return;
-        }
-        match elapsed {
-            Some(t) if t > SETTLED_TICKS => {}
-            _ => self.chunk = self.chunk.saturating_mul(2),
+        if n >= self.chunk && !pause {
+            self.chunk = self.chunk.saturating_mul(2);
         }
     }
 }
 
-/// Folds `producer` into a fresh folder of `consumer`, timing it when the chunk is long enough.
+/// Folds `producer` into a fresh folder of `consumer` and records it in `pacer`.
 #[inline]
 fn fold_leaf<P, C>(
     producer: P,
@@ -180,27 +237,9 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    // The first chunk of a loop is timed too (from the loop's start): one clock read gives the
-    // first estimate, so that short loops stop asking `split_wanted` at once.
-    if n < TIMED_CHUNK && pacer.done > 0 {
-        let result = producer.fold_with(consumer.into_folder()).complete();
-        pacer.last_tick = 0;
-        pacer.record(n, None, remaining);
-        result
-    } else {
-        let start = if pacer.done == 0 {
-            pacer.loop_start
-        } else if pacer.last_tick != 0 {
-            pacer.last_tick
-        } else {
-            ticks()
-        };
-        let result = producer.fold_with(consumer.into_folder()).complete();
-        let end = ticks();
-        pacer.last_tick = end;
-        pacer.record(n, Some(end.wrapping_sub(start)), remaining);
-        result
-    }
+    let result = producer.fold_with(consumer.into_folder()).complete();
+    pacer.record(n, remaining);
+    result
 }
 
 /// Joins `acc` (the results so far, with the reducer that joins them to what follows) and
@@ -233,6 +272,9 @@ where
             return finish(acc, rest);
         }
         match pacer.decide(len) {
+            Step::Split if !pacer.entered => {
+                return finish(acc, enter_and_drive(len, producer, consumer, pacer))
+            }
             Step::Split => {
                 let mid = len / 2;
                 let (left_p, right_p) = producer.split_at(mid);
@@ -254,6 +296,9 @@ where
                 producer = rest_p;
                 consumer = rest_c;
                 len -= n;
+                if pacer.proven && !pacer.entered {
+                    return finish(acc, enter_and_drive(len, producer, consumer, pacer));
+                }
             }
             Step::FoldAll => {
                 let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
@@ -261,6 +306,18 @@ where
             }
         }
     }
+}
+
+/// Continues the loop inside `scheduler::enter` (see the module docs).
+#[cold]
+#[inline(never)]
+fn enter_and_drive<P, C>(len: usize, producer: P, consumer: C, mut pacer: Pacer) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.entered = true;
+    crate::scheduler::enter(move || drive_indexed(len, producer, consumer, pacer))
 }
 
 /// How many times an unindexed producer is split in halves before any fold, without being
@@ -307,31 +364,47 @@ mod tests {
 
     #[test]
     fn bounds_are_respected_by_decide() {
-        let p = Pacer::new(usize::MAX, usize::MAX);
+        let mut p = Pacer::new(usize::MAX, usize::MAX);
         assert_eq!(p.decide(10), Step::FoldAll);
-        let p = Pacer {
+        let mut p = Pacer {
             chunk: 4,
             ..Pacer::new(3, usize::MAX)
         };
-        // 4 off 6 leaves 2 < min_len 3: fold all (unless a split is wanted, which needs 6/2 >= 3).
+        // 4 off 6 leaves 2 < min_len 3: fold all (a split needs 6/2 >= 3 and a request).
         let step = p.decide(6);
         assert!(step == Step::FoldAll || step == Step::Split);
-        let p = Pacer::new(1, 1);
+        let mut p = Pacer::new(1, 1);
         assert_eq!(p.decide(2), Step::Split);
     }
 
     #[test]
     fn chunks_double_pause_and_resume() {
         let mut p = Pacer::new(1, usize::MAX);
-        p.record(1, None, usize::MAX);
-        p.record(2, None, usize::MAX);
+        p.start_loop();
+        p.record(1, usize::MAX);
+        p.record(2, usize::MAX);
         assert_eq!(p.chunk, 4);
-        p.record(4, Some(SETTLED_TICKS + 1), usize::MAX);
+        // A slow span pauses the growth; the next fast one resumes it.
+        p.since_mark = TIMED_CHUNK;
+        p.mark = ticks().wrapping_sub(SETTLED_TICKS * 100);
+        p.record(4, usize::MAX);
         assert_eq!(p.chunk, 4);
-        p.record(4, Some(SETTLED_TICKS / 2), usize::MAX);
+        p.since_mark = TIMED_CHUNK;
+        p.record(4, usize::MAX);
         assert_eq!(p.chunk, 8);
-        p.record(3, Some(1), usize::MAX);
+        p.record(3, usize::MAX);
         assert_eq!(p.chunk, 8);
+    }
+
+    #[test]
+    fn short_loops_stop_asking() {
+        let mut p = Pacer::new(1, usize::MAX);
+        p.start_loop();
+        p.record(1, 10);
+        assert!(
+            !p.asking,
+            "10 items left after a ~instant first item are not worth a split"
+        );
     }
 
     #[test]
