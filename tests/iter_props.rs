@@ -98,13 +98,13 @@ quickcheck! {
         let t = target % 16;
         let hit = |x: &&u8| **x % 16 == t;
         let any = v.par_iter().find_any(hit);
-        any.map_or(true, |x| x % 16 == t)
+        any.iter().all(|x| *x % 16 == t)
             && any.is_some() == v.iter().any(|x| x % 16 == t)
             && v.par_iter().find_first(hit) .map(|x| x as *const u8) == v.iter().find(hit).map(|x| x as *const u8)
             && v.par_iter().find_last(hit).map(|x| x as *const u8) == v.iter().rfind(hit).map(|x| x as *const u8)
             && v.par_iter().position_first(|x| x % 16 == t) == v.iter().position(|x| x % 16 == t)
             && v.par_iter().position_last(|x| x % 16 == t) == v.iter().rposition(|x| x % 16 == t)
-            && v.par_iter().position_any(|x| x % 16 == t).map_or(true, |i| v[i] % 16 == t)
+            && v.par_iter().position_any(|x| x % 16 == t).iter().all(|&i| v[i] % 16 == t)
             && v.par_iter().any(|x| x % 16 == t) == v.iter().any(|x| x % 16 == t)
             && v.par_iter().all(|x| x % 16 != t) == v.iter().all(|x| x % 16 != t)
             && v.par_iter().find_map_first(|&x| (x % 16 == t).then_some(u32::from(x) + 1)) == v.iter().find_map(|&x| (x % 16 == t).then_some(u32::from(x) + 1))

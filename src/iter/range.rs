@@ -344,7 +344,9 @@ mod tests {
             [i64::MAX - 2, i64::MAX - 1, i64::MAX]
         );
         assert_eq!((u128::MAX - 1..=u128::MAX).into_par_iter().count(), 2);
-        assert_eq!((5..3).into_par_iter().count(), 0);
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = 5..3;
+        assert_eq!(backwards.into_par_iter().count(), 0);
         #[allow(clippy::reversed_empty_ranges)]
         let empty = 5u64..=3;
         assert_eq!(empty.into_par_iter().count(), 0);
