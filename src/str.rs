@@ -53,6 +53,12 @@ impl<F: Fn(char) -> bool + Sync + Send> Pattern for F {
 }
 
 /// Parallel iterators over the contents of a string (rayon's `ParallelString`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let words = "one two  three".par_split_whitespace().count();
+/// assert_eq!(words, 3);
+/// ```
 pub trait ParallelString {
     /// The string itself.
     ///
@@ -221,10 +227,22 @@ fn not_empty(piece: &&str) -> bool {
 }
 
 /// The parallel iterator of [`ParallelString::par_lines`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let l: blitz_par::str::Lines<'_> = "a\nb".par_lines();
+/// assert_eq!(l.count(), 2);
+/// ```
 pub type Lines<'a> = Map<Split<'a, char>, fn(&str) -> &str>;
 
 /// The parallel iterator of [`ParallelString::par_split_whitespace`] and
 /// [`ParallelString::par_split_ascii_whitespace`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let w: blitz_par::str::SplitWhitespace<'_> = " a b ".par_split_whitespace();
+/// assert_eq!(w.count(), 2);
+/// ```
 pub type SplitWhitespace<'a> = Filter<Split<'a, fn(char) -> bool>, fn(&&str) -> bool>;
 
 /// The char boundary at or after the middle of `text` (`text.len()` if none before the end).

@@ -244,9 +244,22 @@ via_vec!(
 );
 
 /// The parallel iterator of `VecDeque::par_iter`: its two slices, chained.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let d: std::collections::VecDeque<i32> = [1, 2].into();
+/// assert_eq!(d.par_iter().sum::<i32>(), 3);
+/// ```
 pub type VecDequeIter<'a, T> = Chain<crate::slice::Iter<'a, T>, crate::slice::Iter<'a, T>>;
 
 /// The parallel iterator of `VecDeque::par_iter_mut`: its two slices, chained.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let mut d: std::collections::VecDeque<i32> = [1, 2].into();
+/// d.par_iter_mut().for_each(|x| *x += 1);
+/// assert_eq!(d, [2, 3]);
+/// ```
 pub type VecDequeIterMut<'a, T> = Chain<crate::slice::IterMut<'a, T>, crate::slice::IterMut<'a, T>>;
 
 impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {

@@ -196,8 +196,20 @@ pub struct TakeSkipAny<I> {
 }
 
 /// The iterator of [`ParallelIterator::take_any`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let t: blitz_par::iter::TakeAny<_> = (0..9).into_par_iter().take_any(2);
+/// assert_eq!(t.count(), 2);
+/// ```
 pub type TakeAny<I> = TakeSkipAny<I>;
 /// The iterator of [`ParallelIterator::skip_any`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let s: blitz_par::iter::SkipAny<_> = (0..9).into_par_iter().skip_any(2);
+/// assert_eq!(s.count(), 7);
+/// ```
 pub type SkipAny<I> = TakeSkipAny<I>;
 
 impl<I> TakeSkipAny<I> {

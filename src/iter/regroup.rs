@@ -181,6 +181,11 @@ impl<P: Producer> Producer for ChunkProducer<P> {
 }
 
 /// A leaf of [`Chunks`]: gathers `size` items at a time.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!((0..5).into_par_iter().chunks(2).with_max_len(1).count(), 3);
+/// ```
 #[derive(Debug)]
 pub struct ChunkSeq<I> {
     inner: I,
@@ -350,6 +355,11 @@ where
 }
 
 /// A leaf of [`Interleave`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!((0..2).into_par_iter().interleave(5..6).collect::<Vec<_>>(), [0, 5, 1]);
+/// ```
 #[derive(Debug)]
 pub struct InterleaveSeq<A, B> {
     a: A,

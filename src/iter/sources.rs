@@ -348,6 +348,17 @@ impl<T: Clone + Send> Producer for RepeatN<T> {
 }
 
 /// The sequential iterator of a [`RepeatN`] leaf: clones, moving the element out last.
+///
+/// ```
+/// use blitz_par::iter::plumbing::{Producer, ProducerCallback};
+/// use blitz_par::prelude::*;
+/// struct Seq;
+/// impl<T> ProducerCallback<T> for Seq {
+///     type Output = usize;
+///     fn callback<P: Producer<Item = T>>(self, p: P) -> usize { p.into_iter().count() }
+/// }
+/// assert_eq!(blitz_par::iter::repeat_n('x', 3).with_producer(Seq), 3);
+/// ```
 #[derive(Debug)]
 pub struct RepeatNIter<T> {
     element: Option<T>,

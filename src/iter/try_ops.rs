@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 ///
 /// ```
 /// use blitz_par::prelude::*;
-/// let r: Result<(), String> = (0..10).into_par_iter().try_for_each(|x| if x < 20 { Ok(()) } else { Err(x.to_string()) });
+/// let r: Result<(), String> = (0..10u32).into_par_iter().try_for_each(|x| if x < 20 { Ok(()) } else { Err(x.to_string()) });
 /// assert!(r.is_ok());
 /// ```
 pub trait Try {
@@ -260,12 +260,24 @@ impl<I, R, S, F> TryFold<I, R, S, F> {
 }
 
 /// Where a `TryFold` leaf's accumulator comes from.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let n: Option<u32> = (0..3u32).into_par_iter().try_fold(|| 0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+/// assert_eq!(n, Some(3));
+/// ```
 #[doc(hidden)]
 pub trait TryStart<T>: Send + Sync {
     fn make(&self) -> T;
 }
 
 /// `try_fold`'s identity function.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let r: Result<i32, ()> = (0..3).into_par_iter().try_fold(|| 0, |a, x| Ok(a + x)).try_reduce(|| 0, |a, b| Ok(a + b));
+/// assert_eq!(r, Ok(3));
+/// ```
 #[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct CallIdentity<ID>(pub(super) ID);
@@ -277,6 +289,12 @@ impl<T, ID: Fn() -> T + Sync + Send> TryStart<T> for CallIdentity<ID> {
 }
 
 /// `try_fold_with`'s initial value.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let r: Option<i32> = (0..3).into_par_iter().try_fold_with(0, |a, x| Some(a + x)).try_reduce(|| 0, |a, b| Some(a + b));
+/// assert_eq!(r, Some(3));
+/// ```
 #[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct CloneInit<T>(pub(super) T);

@@ -11,6 +11,13 @@ pub use iter::{
 pub use split::{ChunkBy, Split, SplitMut};
 
 /// Parallel operations on shared slices (rayon's `ParallelSlice`): chunks and windows.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v = [1, 2, 3, 4, 5];
+/// let sums: Vec<i32> = v.par_chunks(2).map(|c| c.iter().sum()).collect();
+/// assert_eq!(sums, [3, 7, 5]);
+/// ```
 pub trait ParallelSlice<T: Sync> {
     /// The slice itself.
     ///
@@ -116,6 +123,14 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 }
 
 /// Parallel operations on mutable slices (rayon's `ParallelSliceMut`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let mut v = vec![3, 1, 2];
+/// v.par_iter_mut().for_each(|x| *x *= 2);
+/// v.par_sort_unstable();
+/// assert_eq!(v, [2, 4, 6]);
+/// ```
 pub trait ParallelSliceMut<T: Send> {
     /// The slice itself.
     fn as_parallel_slice_mut(&mut self) -> &mut [T];
