@@ -26,8 +26,15 @@ pub mod scheduler;
 
 pub mod slice;
 
+pub mod iter;
+
+pub mod str;
+
+mod algo;
+
 pub mod prelude;
 
+pub use algo::{parallel_for, parallel_for_chunks};
 pub use scheduler::{
     broadcast, current_thread_index, in_place_scope, in_place_scope_fifo, join_context, scope,
     scope_fifo, spawn, spawn_fifo, yield_local, yield_now, BroadcastContext, FnContext, Scope,

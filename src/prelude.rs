@@ -1,3 +1,9 @@
 //! The traits a user brings into scope with `use blitz_par::prelude::*`.
 
-pub use crate::slice::ParallelSliceMut;
+pub use crate::iter::{
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange, ParallelExtend,
+    ParallelIterator,
+};
+pub use crate::slice::{ParallelSlice, ParallelSliceMut};
+pub use crate::str::ParallelString;

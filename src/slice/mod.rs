@@ -1,11 +1,213 @@
 //! Parallel operations on slices: iterators over elements, chunks and windows, and sorts.
 
+mod iter;
 pub(crate) mod sort;
+mod split;
+
+pub use iter::{
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
+    RChunksExactMut, RChunksMut, Windows,
+};
+pub use split::{ChunkBy, Split, SplitMut};
+
+/// Parallel operations on shared slices (rayon's `ParallelSlice`): chunks and windows.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v = [1, 2, 3, 4, 5];
+/// let sums: Vec<i32> = v.par_chunks(2).map(|c| c.iter().sum()).collect();
+/// assert_eq!(sums, [3, 7, 5]);
+/// ```
+pub trait ParallelSlice<T: Sync> {
+    /// The slice itself.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2].as_parallel_slice(), &[1, 2]);
+    /// ```
+    fn as_parallel_slice(&self) -> &[T];
+
+    /// Chunks of `chunk_size` elements (the last may be shorter), in parallel.
+    /// Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 3].par_chunks(2).count(), 2);
+    /// ```
+    fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
+        Chunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Chunks of exactly `chunk_size` elements; a shorter remainder is left out.
+    /// Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 3].par_chunks_exact(2).count(), 1);
+    /// ```
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk size must not be zero");
+        let slice = self.as_parallel_slice();
+        ChunksExact::new(chunk_size, &slice[..slice.len() - slice.len() % chunk_size])
+    }
+
+    /// Chunks of `chunk_size` elements counted from the end (the last may be shorter).
+    /// Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<_> = [1, 2, 3].par_rchunks(2).collect();
+    /// assert_eq!(v, [&[2, 3][..], &[1][..]]);
+    /// ```
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        RChunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Chunks of exactly `chunk_size` elements counted from the end; a shorter remainder at
+    /// the front is left out. Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<_> = [1, 2, 3].par_rchunks_exact(2).collect();
+    /// assert_eq!(v, [&[2, 3][..]]);
+    /// ```
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk size must not be zero");
+        let slice = self.as_parallel_slice();
+        RChunksExact::new(chunk_size, &slice[slice.len() % chunk_size..])
+    }
+
+    /// All overlapping windows of `window_size` elements. Panics if `window_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 3].par_windows(2).count(), 2);
+    /// ```
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        Windows::new(window_size, self.as_parallel_slice())
+    }
+
+    /// The sub-slices between elements that satisfy `separator` (as `slice::split`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 0, 2, 0, 3].par_split(|&x| x == 0).count(), 3);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The runs of consecutive elements for which `same_group` holds pairwise (as
+    /// `slice::chunk_by`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 2, 3].par_chunk_by(|a, b| a == b).count(), 3);
+    /// ```
+    fn par_chunk_by<P>(&self, same_group: P) -> ChunkBy<'_, T, P>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        ChunkBy::new(self.as_parallel_slice(), same_group)
+    }
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    #[inline]
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
 
 /// Parallel operations on mutable slices (rayon's `ParallelSliceMut`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let mut v = vec![3, 1, 2];
+/// v.par_iter_mut().for_each(|x| *x *= 2);
+/// v.par_sort_unstable();
+/// assert_eq!(v, [2, 4, 6]);
+/// ```
 pub trait ParallelSliceMut<T: Send> {
     /// The slice itself.
     fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// Mutable chunks of `chunk_size` elements (the last may be shorter), in parallel.
+    /// Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 2, 3];
+    /// v.par_chunks_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [2, 1, 3]);
+    /// ```
+    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
+        ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable chunks of exactly `chunk_size` elements; a shorter remainder is left out.
+    /// Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 2, 3];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [2, 1, 3]);
+    /// ```
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk size must not be zero");
+        let slice = self.as_parallel_slice_mut();
+        let exact = slice.len() - slice.len() % chunk_size;
+        ChunksExactMut::new(chunk_size, &mut slice[..exact])
+    }
+
+    /// Mutable chunks of `chunk_size` elements counted from the end. Panics if `chunk_size`
+    /// is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 2, 3];
+    /// v.par_rchunks_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [1, 3, 2]);
+    /// ```
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable sub-slices between elements that satisfy `separator` (as
+    /// `slice::split_mut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [2, 1, 0, 4, 3];
+    /// v.par_split_mut(|&x| x == 0).for_each(|part| part.sort());
+    /// assert_eq!(v, [1, 2, 0, 3, 4]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable chunks of exactly `chunk_size` elements counted from the end; a shorter
+    /// remainder at the front is left out. Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 2, 3];
+    /// v.par_rchunks_exact_mut(2).for_each(|c| c.reverse());
+    /// assert_eq!(v, [1, 3, 2]);
+    /// ```
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk size must not be zero");
+        let slice = self.as_parallel_slice_mut();
+        let rem = slice.len() % chunk_size;
+        RChunksExactMut::new(chunk_size, &mut slice[rem..])
+    }
 
     /// Sorts the slice in parallel, stably.
     ///

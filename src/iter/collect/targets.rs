@@ -1,0 +1,316 @@
+//! [`FromParallelIterator`] and [`ParallelExtend`] for std's collections other than `Vec`.
+//! Each collects per-leaf vectors in parallel (see [`collect_list`]) and extends sequentially.
+
+use super::collect_list;
+use crate::iter::plumbing::*;
+use crate::iter::*;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+/// Extends `target` with the items of `par_iter`, in order.
+fn extend_from_list<T, I, E>(target: &mut E, par_iter: I)
+where
+    T: Send,
+    I: IntoParallelIterator<Item = T>,
+    E: Extend<T>,
+{
+    for v in collect_list(par_iter.into_par_iter()) {
+        target.extend(v);
+    }
+}
+
+macro_rules! via_list {
+    ($(impl<$($g:ident),*> for $ty:ty, item $item:ty, where [$($bounds:tt)*];)*) => {$(
+        impl<$($g),*> ParallelExtend<$item> for $ty
+        where
+            $($bounds)*
+        {
+            fn par_extend<I>(&mut self, par_iter: I)
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                extend_from_list(self, par_iter)
+            }
+        }
+
+        impl<$($g),*> FromParallelIterator<$item> for $ty
+        where
+            $ty: Default,
+            $($bounds)*
+        {
+            fn from_par_iter<I>(par_iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                let mut target = <$ty>::default();
+                target.par_extend(par_iter);
+                target
+            }
+        }
+    )*};
+}
+
+via_list! {
+    impl<T> for VecDeque<T>, item T, where [T: Send];
+    impl<T> for LinkedList<T>, item T, where [T: Send];
+    impl<T> for BinaryHeap<T>, item T, where [T: Ord + Send];
+    impl<T> for BTreeSet<T>, item T, where [T: Ord + Send];
+    impl<K, V> for BTreeMap<K, V>, item (K, V), where [K: Ord + Send, V: Send];
+    impl<T, S> for HashSet<T, S>, item T, where [T: Eq + Hash + Send, S: BuildHasher + Send];
+    impl<K, V, S> for HashMap<K, V, S>, item (K, V), where [K: Eq + Hash + Send, V: Send, S: BuildHasher + Send];
+    impl<> for String, item char, where [];
+    impl<> for String, item String, where [];
+}
+
+impl<'a> ParallelExtend<&'a str> for String {
+    fn par_extend<I: IntoParallelIterator<Item = &'a str>>(&mut self, par_iter: I) {
+        extend_from_list(self, par_iter)
+    }
+}
+
+impl<'a> FromParallelIterator<&'a str> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = &'a str>>(par_iter: I) -> Self {
+        let mut s = String::new();
+        s.par_extend(par_iter);
+        s
+    }
+}
+
+impl<'a> ParallelExtend<&'a char> for String {
+    fn par_extend<I: IntoParallelIterator<Item = &'a char>>(&mut self, par_iter: I) {
+        extend_from_list(self, par_iter)
+    }
+}
+
+impl<'a> FromParallelIterator<&'a char> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = &'a char>>(par_iter: I) -> Self {
+        let mut s = String::new();
+        s.par_extend(par_iter);
+        s
+    }
+}
+
+impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
+        self.par_extend(par_iter.into_par_iter().copied())
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into_boxed_slice()
+    }
+}
+
+impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
+where
+    C: ToOwned + ?Sized,
+    C::Owned: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Cow::Owned(C::Owned::from_par_iter(par_iter))
+    }
+}
+
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
+        par_iter
+            .into_par_iter()
+            .drive_unindexed(crate::iter::noop::NoopConsumer)
+    }
+}
+
+impl ParallelExtend<()> for () {
+    fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, par_iter: I) {
+        par_iter
+            .into_par_iter()
+            .drive_unindexed(crate::iter::noop::NoopConsumer)
+    }
+}
+
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().unzip()
+    }
+}
+
+impl<A, B, ExtendA, ExtendB> ParallelExtend<(A, B)> for (ExtendA, ExtendB)
+where
+    A: Send,
+    B: Send,
+    ExtendA: Default + Send + ParallelExtend<A>,
+    ExtendB: Default + Send + ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (a, b): (Vec<A>, Vec<B>) = par_iter.into_par_iter().unzip();
+        self.0.par_extend(a);
+        self.1.par_extend(b);
+    }
+}
+
+/// Collects `Some` items; the first `None` seen stops the collection (other parts stop soon
+/// after) and the result is `None`.
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let collection = par_iter
+            .into_par_iter()
+            .map(|item| {
+                if item.is_none() {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                item
+            })
+            .while_some_flag(&failed)
+            .collect();
+        if failed.into_inner() {
+            None
+        } else {
+            Some(collection)
+        }
+    }
+}
+
+/// Collects `Ok` items; an `Err` stops the collection (other parts stop soon after) and one
+/// of the errors seen is returned.
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        let error = std::sync::Mutex::new(None);
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let collection = par_iter
+            .into_par_iter()
+            .map(|item| match item {
+                Ok(value) => Some(value),
+                Err(e) => {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    let mut slot = error.lock().unwrap_or_else(|p| p.into_inner());
+                    if slot.is_none() {
+                        *slot = Some(e);
+                    }
+                    None
+                }
+            })
+            .while_some_flag(&failed)
+            .collect();
+        match error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(collection),
+        }
+    }
+}
+
+/// `while_some` driven by an outside flag, for the `Option`/`Result` collections above.
+trait WhileSomeFlag: ParallelIterator {
+    fn while_some_flag<T>(self, flag: &std::sync::atomic::AtomicBool) -> WhileSomeFlagIter<'_, Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+    {
+        WhileSomeFlagIter { base: self, flag }
+    }
+}
+
+impl<I: ParallelIterator> WhileSomeFlag for I {}
+
+struct WhileSomeFlagIter<'f, I> {
+    base: I,
+    flag: &'f std::sync::atomic::AtomicBool,
+}
+
+impl<'f, I, T> ParallelIterator for WhileSomeFlagIter<'f, I>
+where
+    I: ParallelIterator<Item = Option<T>>,
+    T: Send,
+{
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        self.base.drive_unindexed(WhileSomeConsumer {
+            base: consumer,
+            flag: self.flag,
+        })
+    }
+}
+
+pub(crate) struct WhileSomeConsumer<'f, C> {
+    pub(crate) base: C,
+    pub(crate) flag: &'f std::sync::atomic::AtomicBool,
+}
+
+impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
+    type Folder = WhileSomeFolder<'f, C::Folder>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
+        let (l, r, reducer) = self.base.split_at(index);
+        (
+            WhileSomeConsumer {
+                base: l,
+                flag: self.flag,
+            },
+            WhileSomeConsumer {
+                base: r,
+                flag: self.flag,
+            },
+            reducer,
+        )
+    }
+    fn into_folder(self) -> Self::Folder {
+        WhileSomeFolder {
+            base: self.base.into_folder(),
+            flag: self.flag,
+        }
+    }
+    fn full(&self) -> bool {
+        self.flag.load(std::sync::atomic::Ordering::Relaxed) || self.base.full()
+    }
+}
+
+impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C> {
+    fn split_off_left(&self) -> Self {
+        WhileSomeConsumer {
+            base: self.base.split_off_left(),
+            flag: self.flag,
+        }
+    }
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+}
+
+pub(crate) struct WhileSomeFolder<'f, F> {
+    base: F,
+    flag: &'f std::sync::atomic::AtomicBool,
+}
+
+impl<'f, T, F: Folder<T>> Folder<Option<T>> for WhileSomeFolder<'f, F> {
+    type Result = F::Result;
+    fn consume(mut self, item: Option<T>) -> Self {
+        match item {
+            Some(x) => self.base = self.base.consume(x),
+            None => self.flag.store(true, std::sync::atomic::Ordering::Relaxed),
+        }
+        self
+    }
+    fn complete(self) -> F::Result {
+        self.base.complete()
+    }
+    fn full(&self) -> bool {
+        self.flag.load(std::sync::atomic::Ordering::Relaxed) || self.base.full()
+    }
+}

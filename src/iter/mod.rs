@@ -1,0 +1,1496 @@
+//! Parallel iterators: rayon's iterator API over one splitting driver.
+//!
+//! [`ParallelIterator`] is the unindexed base trait (`drive_unindexed`, `opt_len`);
+//! [`IndexedParallelIterator`] adds an exact length and a [`plumbing::Producer`] that splits at
+//! any index. Every adapter wraps producers, consumers and folders; every consuming method
+//! builds a consumer and hands it to the driver in [`plumbing`], which alone decides where to
+//! split (see `plumbing/splitter.rs`). The names and semantics are rayon's, so that
+//! `use blitz_par::prelude::*` replaces `use rayon::prelude::*`.
+//!
+//! This file is long on purpose: it is the API surface (two traits whose provided methods are
+//! the documented user API); the machinery lives in the submodules, one per adapter family.
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//! let v: Vec<i64> = (0..1000).collect();
+//! let even_squares: i64 = v.par_iter().filter(|&&x| x % 2 == 0).map(|&x| x * x).sum();
+//! assert_eq!(even_squares, v.iter().filter(|&&x| x % 2 == 0).map(|&x| x * x).sum());
+//! ```
+
+use std::cmp::Ordering;
+use std::iter::{Product, Sum};
+
+pub mod plumbing;
+
+mod chain;
+mod cloned;
+mod collect;
+mod collections;
+mod enumerate;
+mod filter;
+mod find;
+mod flat_map;
+mod fold;
+mod for_each;
+mod inspect;
+mod len;
+mod map;
+mod map_with;
+mod misc;
+mod noop;
+mod par_bridge;
+mod range;
+mod reduce;
+mod regroup;
+mod rev;
+mod sources;
+mod take_skip;
+mod try_ops;
+mod unzip;
+mod vec;
+mod zip;
+
+pub use chain::Chain;
+pub use cloned::{Cloned, Copied};
+pub use collections::{
+    BTreeMapIntoIter, BTreeMapIter, BTreeMapIterMut, BTreeSetIntoIter, BTreeSetIter,
+    BinaryHeapIntoIter, BinaryHeapIter, HashMapIntoIter, HashMapIter, HashMapIterMut,
+    HashSetIntoIter, HashSetIter, LinkedListIntoIter, LinkedListIter, LinkedListIterMut,
+    VecDequeIntoIter, VecDequeIter, VecDequeIterMut,
+};
+pub use enumerate::Enumerate;
+pub use filter::{Filter, FilterMap};
+pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
+pub use fold::{Fold, FoldWith};
+pub use inspect::{Inspect, Update};
+pub use len::{MaxLen, MinLen};
+pub use map::Map;
+pub use map_with::{MapInit, MapWith};
+pub use misc::{Intersperse, PanicFuse, SkipAny, TakeAny, TakeSkipAny, WhileSome};
+pub use par_bridge::{IterBridge, ParallelBridge};
+pub use range::{RangeInclusiveIter, RangeIter};
+pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, StepBy};
+pub use rev::Rev;
+pub use sources::{
+    empty, once, repeat, repeat_n, Empty, Once, OptionIntoIter, Repeat, RepeatN, RepeatNIter,
+};
+pub use take_skip::{Skip, Take};
+pub use try_ops::{Try, TryFold};
+pub use vec::{ArrayIntoIter, Drain, ParallelDrainRange, VecIntoIter};
+pub use zip::{Zip, ZipEq};
+
+use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
+
+/// Conversion into a parallel iterator: `into_par_iter()` on owned collections and ranges, and
+/// on references to collections (`(&v).into_par_iter()` is `v.par_iter()`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let total: u64 = (1..=10u64).into_par_iter().sum();
+/// assert_eq!(total, 55);
+/// ```
+pub trait IntoParallelIterator {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+    /// Converts `self` into a parallel iterator.
+    fn into_par_iter(self) -> Self::Iter;
+}
+
+/// `par_iter()`: a parallel iterator over shared references, for every collection `C` with
+/// `&C: IntoParallelIterator`.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v = vec![1, 2, 3];
+/// assert_eq!(v.par_iter().map(|x| x * 2).sum::<i32>(), 12);
+/// ```
+pub trait IntoParallelRefIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (usually `&'data T`).
+    type Item: Send + 'data;
+    /// Iterates over `&self` in parallel.
+    fn par_iter(&'data self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefIterator<'data> for I
+where
+    &'data I: IntoParallelIterator,
+{
+    type Iter = <&'data I as IntoParallelIterator>::Iter;
+    type Item = <&'data I as IntoParallelIterator>::Item;
+    fn par_iter(&'data self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// `par_iter_mut()`: a parallel iterator over mutable references.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let mut v = vec![1, 2, 3];
+/// v.par_iter_mut().for_each(|x| *x *= 10);
+/// assert_eq!(v, [10, 20, 30]);
+/// ```
+pub trait IntoParallelRefMutIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (usually `&'data mut T`).
+    type Item: Send + 'data;
+    /// Iterates over `&mut self` in parallel.
+    fn par_iter_mut(&'data mut self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefMutIterator<'data> for I
+where
+    &'data mut I: IntoParallelIterator,
+{
+    type Iter = <&'data mut I as IntoParallelIterator>::Iter;
+    type Item = <&'data mut I as IntoParallelIterator>::Item;
+    fn par_iter_mut(&'data mut self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+impl<T: ParallelIterator> IntoParallelIterator for T {
+    type Iter = T;
+    type Item = T::Item;
+    fn into_par_iter(self) -> T {
+        self
+    }
+}
+
+/// Building a collection from a parallel iterator (the target of `collect`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v: Vec<i32> = (0..5).into_par_iter().collect();
+/// assert_eq!(v, [0, 1, 2, 3, 4]);
+/// ```
+pub trait FromParallelIterator<T: Send> {
+    /// Builds `Self` from the items of `par_iter`, in order where `Self` keeps an order.
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+/// Extending a collection with the items of a parallel iterator.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let mut v = vec![0];
+/// v.par_extend((1..4).into_par_iter());
+/// assert_eq!(v, [0, 1, 2, 3]);
+/// ```
+pub trait ParallelExtend<T: Send> {
+    /// Appends the items of `par_iter`, in order where `Self` keeps an order.
+    fn par_extend<I>(&mut self, par_iter: I)
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+/// A parallel iterator: the items are processed by several threads, in pieces chosen by the
+/// splitting driver. Consuming methods (`sum`, `collect`, `for_each`, ...) return once every
+/// item is processed; a panic in a closure reaches the caller after all work has stopped.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let n = (0..100).into_par_iter().filter(|x| x % 7 == 0).count();
+/// assert_eq!(n, 15);
+/// ```
+pub trait ParallelIterator: Sized + Send {
+    /// The type of the items.
+    type Item: Send;
+
+    /// Drives every item into `consumer` (the plumbing entry point; users call the consuming
+    /// methods instead).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..3).into_par_iter().count(), 3); // count() calls drive_unindexed
+    /// ```
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>;
+
+    /// The exact number of items, if known without iterating.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..3).into_par_iter().opt_len(), Some(3));
+    /// assert_eq!((0..3).into_par_iter().filter(|_| true).opt_len(), None);
+    /// ```
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// Calls `op` on every item, in parallel and in no particular order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let total = AtomicUsize::new(0);
+    /// (0..10usize).into_par_iter().for_each(|x| { total.fetch_add(x, Ordering::Relaxed); });
+    /// assert_eq!(total.into_inner(), 45);
+    /// ```
+    fn for_each<OP>(self, op: OP)
+    where
+        OP: Fn(Self::Item) + Sync + Send,
+    {
+        for_each::for_each(self, &op)
+    }
+
+    /// Calls `op` on every item with a clone of `init` per leaf of the split tree.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// (0..5).into_par_iter().for_each_with(sender, |s, x| s.send(x).unwrap());
+    /// let mut got: Vec<_> = receiver.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, [0, 1, 2, 3, 4]);
+    /// ```
+    fn for_each_with<OP, T>(self, init: T, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        T: Send + Clone,
+    {
+        self.map_with(init, op).collect::<()>()
+    }
+
+    /// Calls `op` on every item with a value made by `init` once per leaf of the split tree.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = vec![0u8; 100];
+    /// v.par_chunks_mut(10).for_each_init(|| 7u8, |seven, chunk| chunk.fill(*seven));
+    /// assert!(v.iter().all(|&x| x == 7));
+    /// ```
+    fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        self.map_init(init, op).collect::<()>()
+    }
+
+    /// The number of items.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..1000).into_par_iter().filter(|x| x % 10 == 0).count(), 100);
+    /// ```
+    fn count(self) -> usize {
+        self.map(|_| 1usize).sum()
+    }
+
+    /// Applies `map_op` to every item.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..4).into_par_iter().map(|x| x * x).collect();
+    /// assert_eq!(v, [0, 1, 4, 9]);
+    /// ```
+    fn map<F, R>(self, map_op: F) -> Map<Self, F>
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        Map::new(self, map_op)
+    }
+
+    /// Applies `map_op` to every item with a mutable clone of `init` per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..4).into_par_iter().map_with(10, |ten, x| x + *ten).collect();
+    /// assert_eq!(v, [10, 11, 12, 13]);
+    /// ```
+    fn map_with<F, T, R>(self, init: T, map_op: F) -> MapWith<Self, T, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Send,
+    {
+        MapWith::new(self, init, map_op)
+    }
+
+    /// Applies `map_op` to every item with a value made by `init` once per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<usize> = (0..4usize).into_par_iter().map_init(Vec::new, |buf, x| { buf.push(x); x }).collect();
+    /// assert_eq!(v, [0, 1, 2, 3]);
+    /// ```
+    fn map_init<F, INIT, T, R>(self, init: INIT, map_op: F) -> MapInit<Self, INIT, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, map_op)
+    }
+
+    /// Clones every item (of an iterator over references).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v = vec![String::from("a")];
+    /// let w: Vec<String> = v.par_iter().cloned().collect();
+    /// assert_eq!(v, w);
+    /// ```
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone + Send,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Cloned::new(self)
+    }
+
+    /// Copies every item (of an iterator over references).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v = vec![1, 2];
+    /// let w: Vec<i32> = v.par_iter().copied().collect();
+    /// assert_eq!(v, w);
+    /// ```
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy + Send,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Copied::new(self)
+    }
+
+    /// Calls `inspect_op` on a reference to every item as it passes.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let sum: i32 = (0..4).into_par_iter().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).sum();
+    /// assert_eq!((sum, seen.into_inner()), (6, 4));
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Calls `update_op` on a mutable reference to every item as it passes.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<String> = ["a", "b"].par_iter().map(|s| s.to_string()).update(|s| s.push('!')).collect();
+    /// assert_eq!(v, ["a!", "b!"]);
+    /// ```
+    fn update<OP>(self, update_op: OP) -> Update<Self, OP>
+    where
+        OP: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
+    }
+
+    /// Keeps the items for which `filter_op` is true.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..10).into_par_iter().filter(|x| x % 3 == 0).collect();
+    /// assert_eq!(v, [0, 3, 6, 9]);
+    /// ```
+    fn filter<P>(self, filter_op: P) -> Filter<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        Filter::new(self, filter_op)
+    }
+
+    /// Maps and keeps the `Some` results.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u32> = ["1", "x", "3"].par_iter().filter_map(|s| s.parse().ok()).collect();
+    /// assert_eq!(v, [1, 3]);
+    /// ```
+    fn filter_map<P, R>(self, filter_op: P) -> FilterMap<Self, P>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        FilterMap::new(self, filter_op)
+    }
+
+    /// Maps every item to a parallel iterator and flattens the results.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map(|n| (0..n).into_par_iter()).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map<F, PI>(self, map_op: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, map_op)
+    }
+
+    /// Maps every item to a sequential iterator and flattens the results.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map_iter(|n| 0..n).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map_iter<F, SI>(self, map_op: F) -> FlatMapIter<Self, F>
+    where
+        F: Fn(Self::Item) -> SI + Sync + Send,
+        SI: IntoIterator,
+        SI::Item: Send,
+    {
+        FlatMapIter::new(self, map_op)
+    }
+
+    /// Flattens items that are themselves parallel iterables.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = vec![vec![1], vec![], vec![2, 3]].into_par_iter().flatten().collect();
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// Flattens items that are sequential iterables.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = vec![vec![1], vec![], vec![2, 3]].into_par_iter().flatten_iter().collect();
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// Reduces the items with `op`, starting every part from `identity()`. `op` must be
+    /// associative and `identity()` its neutral element; the grouping is unspecified, so
+    /// floating-point results may differ from a sequential fold by rounding.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sum = (1..=100).into_par_iter().reduce(|| 0, |a, b| a + b);
+    /// assert_eq!(sum, 5050);
+    /// ```
+    fn reduce<OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+        ID: Fn() -> Self::Item + Sync + Send,
+    {
+        reduce::reduce(self, &identity, &op)
+    }
+
+    /// Reduces the items with `op`; `None` when there are none. `op` must be associative;
+    /// floating-point results may differ from a sequential fold by rounding.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((1..5).into_par_iter().reduce_with(|a, b| a * b), Some(24));
+    /// assert_eq!((0..0).into_par_iter().reduce_with(|a, b| a * b), None);
+    /// ```
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        let op = &op;
+        self.map(Some).reduce(
+            || None,
+            move |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(op(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// Folds the items of every leaf into an accumulator started by `identity()`; yields one
+    /// accumulator per leaf (how many is up to the driver), to be combined with `reduce` or
+    /// `sum`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let total: usize = (0..100usize).into_par_iter().fold(|| 0, |a, x| a + x).sum();
+    /// assert_eq!(total, 4950);
+    /// ```
+    fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        T: Send,
+    {
+        Fold::new(self, identity, fold_op)
+    }
+
+    /// As [`fold`](Self::fold), starting every leaf from a clone of `init`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let total: usize = (0..100usize).into_par_iter().fold_with(0, |a, x| a + x).sum();
+    /// assert_eq!(total, 4950);
+    /// ```
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
+    /// The sum of the items. Floating-point sums may differ from the sequential sum by
+    /// rounding, since the additions are grouped differently.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i64> = (0..1000).collect();
+    /// assert_eq!(v.par_iter().sum::<i64>(), 499_500);
+    /// ```
+    fn sum<S>(self) -> S
+    where
+        S: Send + Sum<Self::Item> + Sum<S>,
+    {
+        reduce::sum(self)
+    }
+
+    /// The product of the items. Floating-point products may differ from the sequential
+    /// product by rounding.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((1..=10u64).into_par_iter().product::<u64>(), 3_628_800);
+    /// ```
+    fn product<P>(self) -> P
+    where
+        P: Send + Product<Self::Item> + Product<P>,
+    {
+        reduce::product(self)
+    }
+
+    /// The least item; the first of several equal ones.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([3, 1, 2].par_iter().min(), Some(&1));
+    /// ```
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.min_by(Ord::cmp)
+    }
+
+    /// The least item by `f`; the first of several equal ones.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([3, 1, 2].par_iter().min_by(|a, b| b.cmp(a)), Some(&3));
+    /// ```
+    fn min_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        self.reduce_with(move |a, b| if f(&b, &a) == Ordering::Less { b } else { a })
+    }
+
+    /// The item with the least key; the first of several equal ones.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([-3i32, 1, 2].par_iter().min_by_key(|x| x.abs()), Some(&1));
+    /// ```
+    fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        self.map(move |x| (f(&x), x))
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
+    }
+
+    /// The greatest item; the last of several equal ones.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([3, 1, 2].par_iter().max(), Some(&3));
+    /// ```
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.max_by(Ord::cmp)
+    }
+
+    /// The greatest item by `f`; the last of several equal ones.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([3, 1, 2].par_iter().max_by(|a, b| b.cmp(a)), Some(&1));
+    /// ```
+    fn max_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        self.reduce_with(move |a, b| if f(&b, &a) == Ordering::Less { a } else { b })
+    }
+
+    /// The item with the greatest key; the last of several equal ones.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([-3i32, 1, 2].par_iter().max_by_key(|x| x.abs()), Some(&-3));
+    /// ```
+    fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        self.map(move |x| (f(&x), x))
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
+    }
+
+    /// The items of `self`, then those of `chain`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..2).into_par_iter().chain(5..7).collect();
+    /// assert_eq!(v, [0, 1, 5, 6]);
+    /// ```
+    fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, chain.into_par_iter())
+    }
+
+    /// Some item that satisfies `predicate`, not necessarily the first.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().find_any(|&x| x == 42), Some(42));
+    /// ```
+    fn find_any<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find::find_any(self, predicate)
+    }
+
+    /// The first item that satisfies `predicate`. Parts after a match stop early.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().find_first(|&x| x % 7 == 6), Some(6));
+    /// ```
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find::find_first(self, predicate)
+    }
+
+    /// The last item that satisfies `predicate`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().find_last(|&x| x % 7 == 6), Some(97));
+    /// ```
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        find::find_last(self, predicate)
+    }
+
+    /// Some `Some` result of `f`, not necessarily the first.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!(["a", "4"].par_iter().find_map_any(|s| s.parse::<u8>().ok()), Some(4));
+    /// ```
+    fn find_map_any<P, R>(self, f: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_any(|_| true)
+    }
+
+    /// The first `Some` result of `f`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!(["a", "4", "5"].par_iter().find_map_first(|s| s.parse::<u8>().ok()), Some(4));
+    /// ```
+    fn find_map_first<P, R>(self, f: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_first(|_| true)
+    }
+
+    /// The last `Some` result of `f`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!(["a", "4", "5"].par_iter().find_map_last(|s| s.parse::<u8>().ok()), Some(5));
+    /// ```
+    fn find_map_last<P, R>(self, f: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_last(|_| true)
+    }
+
+    /// Whether any item satisfies `predicate`; stops early once one does.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..u32::MAX).into_par_iter().any(|x| x == 10));
+    /// ```
+    fn any<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate).find_any(|&p| p).is_some()
+    }
+
+    /// Whether every item satisfies `predicate`; stops early once one does not.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!(!(0..u32::MAX).into_par_iter().all(|x| x < 10));
+    /// ```
+    fn all<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate).find_any(|&p| !p).is_none()
+    }
+
+    /// Folds every leaf like [`fold`](Self::fold), stopping a leaf at its first failure
+    /// (`None`, `Err`, `ControlFlow::Break`); yields one result per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Result<u8, String> = (1..=10u8).into_par_iter()
+    ///     .try_fold(|| 0u8, |a, x| a.checked_add(x).ok_or("overflow".to_string()))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b).ok_or("overflow".to_string()));
+    /// assert_eq!(r, Ok(55));
+    /// ```
+    fn try_fold<T, R, ID, F>(
+        self,
+        identity: ID,
+        fold_op: F,
+    ) -> TryFold<Self, R, try_ops::CallIdentity<ID>, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, try_ops::CallIdentity(identity), fold_op)
+    }
+
+    /// As [`try_fold`](Self::try_fold), starting every leaf from a clone of `init`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Option<u32> = (1..5u32).into_par_iter().try_fold_with(0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(r, Some(10));
+    /// ```
+    fn try_fold_with<F, T, R>(
+        self,
+        init: T,
+        fold_op: F,
+    ) -> TryFold<Self, R, try_ops::CloneInit<T>, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send + Sync,
+    {
+        TryFold::new(self, try_ops::CloneInit(init), fold_op)
+    }
+
+    /// Reduces items that are `Try` values (`Option`, `Result`, `ControlFlow`); the first
+    /// failure seen stops the others early and is returned.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sum: Option<u8> = (0..30u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, None); // 435 overflows u8
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+        <Self::Item as Try>::Residual: Send,
+        T: Send,
+    {
+        try_ops::try_reduce(self, &identity, &op)
+    }
+
+    /// As [`try_reduce`](Self::try_reduce) without an identity; `None` when there are no
+    /// items.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Option<Result<i32, ()>> = (1..4).into_par_iter().map(Ok).try_reduce_with(|a, b| Ok(a * b));
+    /// assert_eq!(r, Some(Ok(6)));
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        <Self::Item as Try>::Residual: Send,
+        T: Send,
+    {
+        use std::ops::ControlFlow;
+        let op = &op;
+        let flow: ControlFlow<<Self::Item as Try>::Residual, Option<T>> = self
+            .map(|item| match item.branch() {
+                ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
+                ControlFlow::Break(r) => ControlFlow::Break(r),
+            })
+            .try_reduce(
+                || None,
+                |a, b| match (a, b) {
+                    (Some(a), Some(b)) => match op(a, b).branch() {
+                        ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
+                        ControlFlow::Break(r) => ControlFlow::Break(r),
+                    },
+                    (a, None) => ControlFlow::Continue(a),
+                    (None, b) => ControlFlow::Continue(b),
+                },
+            );
+        match flow {
+            ControlFlow::Continue(t) => t.map(Self::Item::from_output),
+            ControlFlow::Break(r) => Some(Self::Item::from_residual(r)),
+        }
+    }
+
+    /// Calls a fallible `op` on every item; the first failure seen stops the others early and
+    /// is returned.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r = (0..100).into_par_iter().try_for_each(|x| if x == 50 { Err(x) } else { Ok(()) });
+    /// assert_eq!(r, Err(50));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// As [`try_for_each`](Self::try_for_each) with a clone of `init` per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Result<(), i32> = (0..10).into_par_iter().try_for_each_with(5, |five, x| if x < *five + 5 { Ok(()) } else { Err(x) });
+    /// assert!(r.is_ok());
+    /// ```
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// As [`try_for_each`](Self::try_for_each) with a value made by `init` per leaf.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Option<()> = (0..10).into_par_iter().try_for_each_init(|| 3, |three, x| (x >= 0 && *three == 3).then_some(()));
+    /// assert_eq!(r, Some(()));
+    /// ```
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// Yields the `Some` values until a `None` is seen; after that, other parts stop soon
+    /// (which items before the `None` are yielded is unspecified, as in rayon).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..5).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(v, [0, 1, 2, 3, 4]);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
+    /// After a panic in any closure of the chain, other parts stop taking items soon (the
+    /// panic still reaches the caller).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..10).into_par_iter().panic_fuse().count(), 10);
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// Some `n` items (whichever the threads reach first), in no particular order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..100).into_par_iter().take_any(3).collect();
+    /// assert_eq!(v.len(), 3);
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeSkipAny::new(self, n, true)
+    }
+
+    /// All items except some `n` (whichever the threads reach first).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().skip_any(3).count(), 97);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        TakeSkipAny::new(self, n, false)
+    }
+
+    /// A clone of `element` between every two items. Over an iterator of unknown length the
+    /// items are collected first.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let s: String = ["a", "b", "c"].into_par_iter().intersperse("-").collect();
+    /// assert_eq!(s, "a-b-c");
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self, Self::Item>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, element)
+    }
+
+    /// Collects the items into a collection (see [`FromParallelIterator`] for the targets).
+    /// Ordered collections keep the iterator's order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<String> = (0..3u32).into_par_iter().map(|x| x.to_string()).collect();
+    /// assert_eq!(v, ["0", "1", "2"]);
+    /// ```
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+
+    /// Splits pairs into two collections.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let (a, b): (Vec<i32>, Vec<char>) = vec![(1, 'a'), (2, 'b')].into_par_iter().unzip();
+    /// assert_eq!((a, b), (vec![1, 2], vec!['a', 'b']));
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        unzip::unzip(self)
+    }
+
+    /// Splits the items into those for which `predicate` is true and the others.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let (even, odd): (Vec<i32>, Vec<i32>) = (0..6).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        unzip::partition(self, predicate)
+    }
+
+    /// Splits the items by `predicate` into `Either::Left` and `Either::Right` collections.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use blitz_par::iter::Either;
+    /// let (small, big): (Vec<i32>, Vec<String>) = (0..4i32).into_par_iter()
+    ///     .partition_map(|x| if x < 2 { Either::Left(x) } else { Either::Right(x.to_string()) });
+    /// assert_eq!((small, big), (vec![0, 1], vec!["2".to_string(), "3".to_string()]));
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        unzip::partition_map(self, predicate)
+    }
+}
+
+/// A value of one of two types (rayon re-exports `either::Either`; blitz-par has its own with
+/// the two variants, used by `partition_map`).
+///
+/// ```
+/// use blitz_par::iter::Either;
+/// let e: Either<i32, char> = Either::Left(1);
+/// assert!(matches!(e, Either::Left(1)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Either<L, R> {
+    /// The left value.
+    Left(L),
+    /// The right value.
+    Right(R),
+}
+
+/// A parallel iterator with an exact length whose producer splits at any index: slices, `Vec`,
+/// ranges of integers up to 32 bits and `usize`, and the adapters that keep those properties.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v: Vec<(usize, char)> = ['a', 'b'].par_iter().copied().enumerate().collect();
+/// assert_eq!(v, [(0, 'a'), (1, 'b')]);
+/// ```
+#[allow(clippy::len_without_is_empty)] // rayon's trait has `len` alone too
+pub trait IndexedParallelIterator: ParallelIterator {
+    /// Drives every item into `consumer`, in order positions (plumbing).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = Vec::new();
+    /// (0..3).into_par_iter().collect_into_vec(&mut v); // uses drive
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn drive<C>(self, consumer: C) -> C::Result
+    where
+        C: Consumer<Self::Item>;
+
+    /// The exact number of items.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..10).into_par_iter().skip(3).len(), 7);
+    /// ```
+    fn len(&self) -> usize;
+
+    /// Calls `callback` with this iterator's producer (plumbing).
+    ///
+    /// ```
+    /// use blitz_par::iter::plumbing::{Producer, ProducerCallback};
+    /// use blitz_par::prelude::*;
+    /// struct First;
+    /// impl<T> ProducerCallback<T> for First {
+    ///     type Output = Option<T>;
+    ///     fn callback<P: Producer<Item = T>>(self, p: P) -> Option<T> { p.into_iter().next() }
+    /// }
+    /// assert_eq!((5..9).into_par_iter().with_producer(First), Some(5));
+    /// ```
+    fn with_producer<CB>(self, callback: CB) -> CB::Output
+    where
+        CB: ProducerCallback<Self::Item>;
+
+    /// Collects into `target`, replacing its contents and reusing its allocation.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = vec![9; 100];
+    /// (0..3).into_par_iter().collect_into_vec(&mut v);
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
+        collect::collect_into_vec(self, target)
+    }
+
+    /// Unzips pairs into two vectors, replacing their contents.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let (mut a, mut b) = (Vec::new(), Vec::new());
+    /// (0..3).into_par_iter().map(|x| (x, x * 2)).unzip_into_vecs(&mut a, &mut b);
+    /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, 2, 4]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        collect::unzip_into_vecs(self, left, right)
+    }
+
+    /// Pairs items of `self` and `zip_op` up to the shorter length.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<(i32, char)> = (0..5).into_par_iter().zip(vec!['a', 'b']).collect();
+    /// assert_eq!(v, [(0, 'a'), (1, 'b')]);
+    /// ```
+    fn zip<Z>(self, zip_op: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        Zip::new(self, zip_op.into_par_iter())
+    }
+
+    /// As [`zip`](Self::zip), but panics if the lengths differ.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<(i32, i32)> = (0..2).into_par_iter().zip_eq(5..7).collect();
+    /// assert_eq!(v, [(0, 5), (1, 6)]);
+    /// ```
+    #[track_caller]
+    fn zip_eq<Z>(self, zip_op: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        let other = zip_op.into_par_iter();
+        let (a, b) = (self.len(), other.len());
+        assert_eq!(a, b, "zip_eq: iterators have different lengths");
+        ZipEq::new(self, other)
+    }
+
+    /// Pairs every item with its index.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<(usize, i32)> = (5..7).into_par_iter().enumerate().collect();
+    /// assert_eq!(v, [(0, 5), (1, 6)]);
+    /// ```
+    fn enumerate(self) -> Enumerate<Self> {
+        Enumerate::new(self)
+    }
+
+    /// The items in reverse order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..3).into_par_iter().rev().collect();
+    /// assert_eq!(v, [2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// The first `n` items.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..10).into_par_iter().take(3).collect();
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
+    /// All but the first `n` items.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..5).into_par_iter().skip(3).collect();
+    /// assert_eq!(v, [3, 4]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// Leaves of the split tree have at least `min` items (unless the whole input is
+    /// shorter): use it when per-item work is tiny and per-leaf setup (`map_init`) is costly.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let leaves = (0..1000).into_par_iter().with_min_len(300).fold(|| 0, |n, _| n + 1).count();
+    /// assert!(leaves <= 3);
+    /// ```
+    fn with_min_len(self, min: usize) -> MinLen<Self> {
+        MinLen::new(self, min)
+    }
+
+    /// Leaves of the split tree have at most `max` items: use it when items are so uneven
+    /// that a leaf should not hold many.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let leaves = (0..10).into_par_iter().with_max_len(1).fold(|| 0, |n, _| n + 1).count();
+    /// assert_eq!(leaves, 10);
+    /// ```
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen::new(self, max)
+    }
+
+    /// Every `step`-th item, starting with the first. Panics if `step` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..7).into_par_iter().step_by(3).collect::<Vec<_>>(), [0, 3, 6]);
+    /// ```
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// The items in `Vec`s of `chunk_size` (the last may be shorter). Panics if `chunk_size`
+    /// is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<Vec<i32>> = (0..3).into_par_iter().chunks(2).collect();
+    /// assert_eq!(v, [vec![0, 1], vec![2]]);
+    /// ```
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        Chunks::new(self, chunk_size)
+    }
+
+    /// Items of `self` and `other` in turn, then the rest of the longer.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..2).into_par_iter().interleave(10..13).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 12]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// Compares lexicographically with `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..3).into_par_iter().cmp(0..4), std::cmp::Ordering::Less);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| Ord::cmp(&a, &b))
+            .find_first(|&o| o != Ordering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares lexicographically with `other` by `PartialOrd`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1.0, f64::NAN].par_iter().partial_cmp(&[1.0, 2.0]), None);
+    /// ```
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| PartialOrd::partial_cmp(&a, &b))
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// Whether the items equal those of `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().eq(vec![0, 1, 2]));
+    /// ```
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(a, b)| a == b)
+    }
+
+    /// Whether the items differ from those of `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().ne(0..2));
+    /// ```
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether `self` is lexicographically less than `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().lt(1..2));
+    /// ```
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// Whether `self` is lexicographically less than or equal to `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().le(0..3));
+    /// ```
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// Whether `self` is lexicographically greater than `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((1..2).into_par_iter().gt(0..3));
+    /// ```
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// Whether `self` is lexicographically greater than or equal to `other`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!((0..3).into_par_iter().ge(0..3));
+    /// ```
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
+    /// The index of some item that satisfies `predicate`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 5, 9].par_iter().position_any(|&x| x == 5), Some(1));
+    /// ```
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_any(|&(_, p)| p)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the first item that satisfies `predicate`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!((0..usize::MAX).into_par_iter().position_first(|x| x == 1000), Some(1000));
+    /// ```
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_first(|&(_, p)| p)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the last item that satisfies `predicate`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([5, 1, 5].par_iter().position_last(|&x| x == 5), Some(2));
+    /// ```
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_last(|&(_, p)| p)
+            .map(|(i, _)| i)
+    }
+}

@@ -1,0 +1,297 @@
+//! The protocol between parallel iterators and the one splitting driver.
+//!
+//! A parallel iterator is driven by handing it a [`Consumer`]; an indexed one can also hand out
+//! a [`Producer`] through a [`ProducerCallback`]. The driver ([`bridge_producer_consumer`] for
+//! producers that split at any index, [`bridge_unindexed`] for those that only split "somewhere")
+//! decides where to split and where to fold sequentially; adapters only wrap producers,
+//! consumers and folders and never split on their own. The splitting policy itself is one small
+//! function in `splitter.rs`.
+//!
+//! The names and meanings follow rayon's `iter::plumbing`, so that code written against rayon's
+//! plumbing ports by changing the import.
+
+mod splitter;
+
+use crate::iter::IndexedParallelIterator;
+
+/// Receives the producer of an indexed parallel iterator (see
+/// [`IndexedParallelIterator::with_producer`]). Needed because the producer's type is only known
+/// inside the iterator.
+///
+/// ```
+/// use blitz_par::iter::plumbing::{Producer, ProducerCallback};
+/// use blitz_par::prelude::*;
+/// struct Len;
+/// impl<T> ProducerCallback<T> for Len {
+///     type Output = usize;
+///     fn callback<P: Producer<Item = T>>(self, producer: P) -> usize {
+///         producer.into_iter().len()
+///     }
+/// }
+/// assert_eq!([1, 2, 3].par_iter().with_producer(Len), 3);
+/// ```
+pub trait ProducerCallback<T> {
+    /// What the callback returns.
+    type Output;
+    /// Called with the iterator's producer.
+    fn callback<P>(self, producer: P) -> Self::Output
+    where
+        P: Producer<Item = T>;
+}
+
+/// A splittable source of a known number of items: the indexed side of the protocol.
+///
+/// ```
+/// use blitz_par::iter::plumbing::Producer;
+/// use blitz_par::prelude::*;
+/// // Producers are normally reached through `with_producer`; see `ProducerCallback`.
+/// # let _ = [1].par_iter();
+/// ```
+pub trait Producer: Send + Sized {
+    /// The items produced.
+    type Item;
+    /// The sequential iterator a leaf of the split tree runs.
+    type IntoIter: Iterator<Item = Self::Item> + DoubleEndedIterator + ExactSizeIterator;
+
+    /// Turns the producer into its sequential iterator.
+    fn into_iter(self) -> Self::IntoIter;
+
+    /// The smallest leaf the driver may fold (`with_min_len`).
+    #[inline]
+    fn min_len(&self) -> usize {
+        1
+    }
+
+    /// The largest leaf the driver may fold (`with_max_len`).
+    #[inline]
+    fn max_len(&self) -> usize {
+        usize::MAX
+    }
+
+    /// Splits into the items before `index` and those from `index` on.
+    fn split_at(self, index: usize) -> (Self, Self);
+
+    /// Folds every item into `folder`, stopping early when it is full. Override to fold faster
+    /// than item by item.
+    #[inline]
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>,
+    {
+        folder.consume_iter(self.into_iter())
+    }
+}
+
+/// The receiving side of an indexed drive: splits like its producer, turns into a [`Folder`]
+/// at a leaf, and joins results with its [`Reducer`].
+///
+/// ```
+/// use blitz_par::iter::plumbing::Consumer;
+/// use blitz_par::prelude::*;
+/// // Consumers are built by the consuming methods (`sum`, `collect`, ...).
+/// assert_eq!((0..4).into_par_iter().sum::<i32>(), 6);
+/// ```
+pub trait Consumer<Item>: Send + Sized {
+    /// The folder a leaf uses.
+    type Folder: Folder<Item, Result = Self::Result>;
+    /// Joins the results of the two halves of a split.
+    type Reducer: Reducer<Self::Result>;
+    /// The result of consuming.
+    type Result: Send;
+
+    /// Splits into consumers of the items before and from `index`, plus the reducer that joins
+    /// their results (left, right).
+    fn split_at(self, index: usize) -> (Self, Self, Self::Reducer);
+
+    /// Turns into the folder of a leaf.
+    fn into_folder(self) -> Self::Folder;
+
+    /// Whether further items are useless (a search has found its answer); the driver then stops.
+    fn full(&self) -> bool;
+}
+
+/// Consumes the items of one leaf sequentially.
+///
+/// ```
+/// use blitz_par::iter::plumbing::Folder;
+/// struct Sum(i64);
+/// impl Folder<i64> for Sum {
+///     type Result = i64;
+///     fn consume(self, item: i64) -> Self { Sum(self.0 + item) }
+///     fn complete(self) -> i64 { self.0 }
+///     fn full(&self) -> bool { false }
+/// }
+/// assert_eq!(Sum(0).consume_iter(1..=3).complete(), 6);
+/// ```
+pub trait Folder<Item>: Sized {
+    /// The result of the leaf.
+    type Result;
+
+    /// Consumes one item.
+    fn consume(self, item: Item) -> Self;
+
+    /// Consumes items until `iter` ends or the folder is full. Folders whose `full` is always
+    /// false override this with a plain loop, which the compiler vectorises.
+    #[inline]
+    fn consume_iter<I>(mut self, iter: I) -> Self
+    where
+        I: IntoIterator<Item = Item>,
+    {
+        for item in iter {
+            self = self.consume(item);
+            if self.full() {
+                break;
+            }
+        }
+        self
+    }
+
+    /// Finishes the leaf.
+    fn complete(self) -> Self::Result;
+
+    /// Whether further items are useless.
+    fn full(&self) -> bool;
+}
+
+/// Joins the results of two adjacent parts, left then right.
+///
+/// ```
+/// use blitz_par::iter::plumbing::Reducer;
+/// struct Add;
+/// impl Reducer<i32> for Add {
+///     fn reduce(self, left: i32, right: i32) -> i32 { left + right }
+/// }
+/// assert_eq!(Add.reduce(1, 2), 3);
+/// ```
+pub trait Reducer<Result> {
+    /// Joins `left` (the earlier items) with `right`.
+    fn reduce(self, left: Result, right: Result) -> Result;
+}
+
+/// A consumer that can also split without an index, for unindexed producers.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// // `filter` makes an iterator unindexed; `count` still works through this trait.
+/// assert_eq!((0..10).into_par_iter().filter(|x| x % 2 == 0).count(), 5);
+/// ```
+pub trait UnindexedConsumer<Item>: Consumer<Item> {
+    /// A consumer for items that come before all the items `self` will see afterwards.
+    fn split_off_left(&self) -> Self;
+
+    /// A reducer for results of `split_off_left` (left) and `self` (right).
+    fn to_reducer(&self) -> Self::Reducer;
+}
+
+/// A source that can split itself roughly in two, but not at a chosen index.
+///
+/// ```
+/// use blitz_par::iter::plumbing::{bridge_unindexed, Folder, UnindexedProducer};
+/// use blitz_par::prelude::*;
+/// struct Evens(std::ops::Range<u32>);
+/// impl UnindexedProducer for Evens {
+///     type Item = u32;
+///     fn split(self) -> (Self, Option<Self>) {
+///         let mid = self.0.start + (self.0.end - self.0.start) / 2;
+///         if self.0.len() < 2 { (self, None) } else { (Evens(self.0.start..mid), Some(Evens(mid..self.0.end))) }
+///     }
+///     fn fold_with<F: Folder<u32>>(self, folder: F) -> F {
+///         folder.consume_iter(self.0.filter(|x| x % 2 == 0))
+///     }
+/// }
+/// struct It(std::ops::Range<u32>);
+/// impl ParallelIterator for It {
+///     type Item = u32;
+///     fn drive_unindexed<C: blitz_par::iter::plumbing::UnindexedConsumer<u32>>(self, c: C) -> C::Result {
+///         bridge_unindexed(Evens(self.0), c)
+///     }
+/// }
+/// assert_eq!(It(0..100).count(), 50);
+/// ```
+pub trait UnindexedProducer: Send + Sized {
+    /// The items produced.
+    type Item;
+    /// Splits in two if worthwhile; otherwise returns `(self, None)`.
+    fn split(self) -> (Self, Option<Self>);
+    /// Folds every item into `folder`, stopping early when it is full.
+    fn fold_with<F>(self, folder: F) -> F
+    where
+        F: Folder<Self::Item>;
+}
+
+/// Drives an indexed parallel iterator into a consumer through the splitting driver: how an
+/// indexed iterator implements `drive_unindexed` and `drive`.
+///
+/// ```
+/// use blitz_par::iter::plumbing::{bridge, UnindexedConsumer};
+/// use blitz_par::prelude::*;
+/// struct Wrapped(blitz_par::iter::RangeIter<usize>);
+/// impl ParallelIterator for Wrapped {
+///     type Item = usize;
+///     fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
+///         bridge(self.0, consumer)
+///     }
+/// }
+/// assert_eq!(Wrapped((0..10).into_par_iter()).sum::<usize>(), 45);
+/// ```
+pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
+where
+    I: IndexedParallelIterator,
+    C: Consumer<I::Item>,
+{
+    struct Callback<C> {
+        len: usize,
+        consumer: C,
+    }
+    impl<C, T> ProducerCallback<T> for Callback<C>
+    where
+        C: Consumer<T>,
+    {
+        type Output = C::Result;
+        fn callback<P>(self, producer: P) -> C::Result
+        where
+            P: Producer<Item = T>,
+        {
+            bridge_producer_consumer(self.len, producer, self.consumer)
+        }
+    }
+    let len = par_iter.len();
+    par_iter.with_producer(Callback { len, consumer })
+}
+
+/// Runs `producer` (of `len` items) into `consumer`: splits in halves when the scheduler asks
+/// for work or a leaf would exceed `max_len`, and otherwise folds growing chunks off the front.
+/// Enters the scheduler once the work proves long enough to be worth splitting (a short loop
+/// never pays for entering).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// // Every indexed iterator reaches the driver through this function.
+/// assert_eq!([1u8, 2, 3].par_iter().map(|&x| u32::from(x)).sum::<u32>(), 6);
+/// ```
+pub fn bridge_producer_consumer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    // The driver enters the scheduler itself, once the loop proves long (splitter.rs).
+    let pacer = splitter::Pacer::new(producer.min_len(), producer.max_len());
+    splitter::drive_indexed(len, producer, consumer, pacer)
+}
+
+/// Runs an unindexed producer into a consumer: splits eagerly to a modest depth, then whenever
+/// the scheduler asks for work, and folds the rest.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// // Unindexed sources (`par_bridge`, ranges longer than usize) go through this function.
+/// assert_eq!((0..1000u64).into_par_iter().filter(|x| x % 3 == 0).count(), 334);
+/// ```
+pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    let depth = splitter::eager_depth();
+    crate::scheduler::enter(move || splitter::drive_unindexed(producer, consumer, depth))
+}

@@ -1,0 +1,414 @@
+//! The splitting policy: the one place that decides between splitting, peeling a chunk and
+//! folding. Replaces rayon's "split about `num_threads` times, then again on every steal",
+//! whose fixed splits cost ~70x a sequential loop on a 1,000-element sum.
+//!
+//! Indexed work is processed as a loop over chunks taken off the front. A chunk starts at one
+//! item and doubles, so that a thread that gets hungry is answered within a few items even when
+//! items are heavy; doubling pauses while chunks take more than [`SETTLED_TICKS`] of work, so
+//! that the fixed cost of a chunk (a split of producer and consumer, a fold, a reduce, one call
+//! to `split_wanted`) stays small against the work. Growth only pauses, it never stops: one
+//! slow chunk (page faults on fresh memory, a preempted thread) must not pin the chunk size
+//! low for the rest of the loop, which made leaves 64 items long in early measurements.
+//! Between chunks the driver splits the rest in halves when the scheduler says an idle thread
+//! wants work (`split_wanted`), or when the rest is longer than `with_max_len` allows. Both
+//! halves run the same loop.
+//!
+//! A request to split is honoured only when the loop has already run for [`PROVEN_TICKS`] (or
+//! descends from one that has) and the rest is estimated to take at least
+//! [`MIN_SPLIT_TICKS`]: handing a thief a few microseconds of work costs the owner more (a
+//! promoted join, possibly a wake-up, waiting for the thief's result) than doing it, and idle
+//! workers ask for work all the time. Estimates from short chunks overstate the cost per item
+//! (fixed costs dominate), hence the first condition.
+//!
+//! The clock is read at the start of a loop, after its first chunk, and then once the items
+//! since the last reading are estimated to take [`READ_WORTH_TICKS`] (so every chunk when
+//! items are heavy, and the doubling pauses in time) or number [`TIMED_CHUNK`]; a reading
+//! times all the items since the previous one. On a 1,000-item sum that is about 5 readings.
+//!
+//! The driver enters the scheduler (`scheduler::enter`, which makes a thread outside the pool
+//! a guest of it) lazily: only once the loop has run [`PROVEN_TICKS`], or must split for
+//! `with_max_len`. Before that no split request would be honoured anyway, so a short loop
+//! costs no more than the sequential loop plus its chunking; entering costs 20-70 ns for a
+//! guest, a third of a 1,000-item sum.
+//!
+//! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`MIN_SPLIT_TICKS`],
+//! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
+
+use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
+use crate::scheduler::{join, split_wanted};
+use crate::sync::ticks;
+
+/// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
+/// with `rdtsc` (15 ns measured on a 16-core Xeon VM) and 20-40 ns with `Instant::now`, while
+/// a cheap item costs well under 1 ns; over 64 items a reading stays a small part of the
+/// chunk, and items costly enough to matter are caught by the first chunk's reading.
+const TIMED_CHUNK: usize = 64;
+
+/// Items estimated to take this many ticks (about 400 ns at 2.5 GHz) are worth a clock
+/// reading: a reading then costs under 5%.
+const READ_WORTH_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    1_000
+} else {
+    400
+};
+
+/// A chunk that took more than this many clock ticks pauses the doubling: about 4 us at the
+/// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us);
+/// `ticks` counts nanoseconds elsewhere (and under Miri). A few microseconds is long enough
+/// that the per-chunk overhead (tens of nanoseconds) is below 1%, and short enough that an
+/// idle thread waits at most that long for work.
+const SETTLED_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    10_000
+} else {
+    4_000
+};
+
+/// A split on request needs at least this much estimated work left: about 20 us at a 2.5 GHz
+/// TSC (nanoseconds elsewhere: 20 us). A steal by an awake thief and the join that waits for
+/// it cost a microsecond or more, and more when the thief is slow to start (a shared 2-core
+/// machine: a 12 us sum of 100,000 i64 ran 10-20% slower than sequential with a 10 us bound);
+/// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
+/// with a slow thief; the price is that the last ~20 us of a loop are not shared.
+const MIN_SPLIT_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    50_000
+} else {
+    20_000
+};
+
+/// A loop honours split requests only after running this long (about 10 us at 2.5 GHz): by
+/// then its cost estimate comes from chunks long enough to be accurate. On a 16-core Xeon a
+/// 100,000-item sum (12 us) split on the estimate of its first 16-item chunk and ran 45%
+/// slower than sequential as a guest of the pool.
+const PROVEN_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+    25_000
+} else {
+    10_000
+};
+
+/// What the driver does next with the `len` items it holds.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// Split in halves and run both, potentially in parallel.
+    Split,
+    /// Fold this many items off the front, then decide again.
+    Peel(usize),
+    /// Fold everything.
+    FoldAll,
+}
+
+/// The per-branch state of the policy: leaf bounds, chunk size and cost estimate.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pacer {
+    /// `with_min_len`: no leaf shorter (unless the whole input is).
+    min_len: usize,
+    /// `with_max_len`: no leaf longer.
+    max_len: usize,
+    /// Items in the next chunk.
+    chunk: usize,
+    /// Ticks and items of the last timed span (items 0: none yet): the cost estimate.
+    /// Inherited by both halves of a split.
+    rate: (u64, usize),
+    /// Whether some loop of this branch ran for [`PROVEN_TICKS`]; inherited.
+    proven: bool,
+    /// Whether to ask `split_wanted` at all: cleared once the estimate says the rest of the
+    /// loop is too short to be worth splitting (it only gets shorter). Saves the call, whose
+    /// slow path is taken often while idle threads keep asking.
+    asking: bool,
+    /// The clock at this loop's start.
+    loop_start: u64,
+    /// The clock at the last reading, and the items folded since.
+    mark: u64,
+    since_mark: usize,
+    /// Items this loop has folded.
+    done: usize,
+    /// Whether this branch runs inside `scheduler::enter`; inherited.
+    entered: bool,
+}
+
+impl Pacer {
+    pub(super) fn new(min_len: usize, max_len: usize) -> Self {
+        Pacer {
+            min_len: min_len.max(1),
+            max_len: max_len.max(1),
+            chunk: 1,
+            rate: (0, 0),
+            proven: false,
+            asking: true,
+            loop_start: 0,
+            mark: 0,
+            since_mark: 0,
+            done: 0,
+            entered: false,
+        }
+    }
+
+    /// Starts the loop of one `drive_indexed` call.
+    #[inline]
+    fn start_loop(&mut self) {
+        self.loop_start = ticks();
+        self.mark = self.loop_start;
+        self.since_mark = 0;
+        self.done = 0;
+    }
+
+    /// THE POLICY. Called before every chunk; `len > 0`.
+    #[inline]
+    fn decide(&mut self, len: usize) -> Step {
+        // Split only if both halves are long enough to be leaves.
+        if len / 2 >= self.min_len
+            && (len > self.max_len
+                || (self.asking && self.done > 0 && split_wanted() && self.worth_splitting(len)))
+        {
+            return Step::Split;
+        }
+        let chunk = self.chunk.min(self.max_len).max(self.min_len);
+        // Peel only if what remains can still be a leaf on its own.
+        if chunk < len && len - chunk >= self.min_len {
+            Step::Peel(chunk)
+        } else {
+            Step::FoldAll
+        }
+    }
+
+    /// Whether a requested split of the `len` items left pays off (see the module docs).
+    #[inline(never)]
+    fn worth_splitting(&mut self, len: usize) -> bool {
+        let now = ticks();
+        if !self.proven {
+            if now.wrapping_sub(self.loop_start) < PROVEN_TICKS {
+                return false;
+            }
+            self.proven = true;
+        }
+        let (spent, items) = if self.rate.1 > 0 {
+            self.rate
+        } else {
+            (now.wrapping_sub(self.loop_start), self.done)
+        };
+        (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
+    }
+
+    /// Records that a chunk of `n` items was folded, `remaining` items are left, and reads
+    /// the clock if due: updates the estimate, the chunk size and whether to keep asking.
+    #[inline]
+    fn record(&mut self, n: usize, remaining: usize) {
+        let first = self.done == 0;
+        self.done += n;
+        self.since_mark += n;
+        let mut pause = false;
+        let (rate_ticks, rate_items) = self.rate;
+        let worth_reading = rate_items > 0
+            && (self.since_mark as u128) * u128::from(rate_ticks)
+                >= u128::from(READ_WORTH_TICKS) * (rate_items as u128);
+        if first || worth_reading || self.since_mark >= TIMED_CHUNK {
+            let now = ticks();
+            let spent = now.wrapping_sub(self.mark);
+            let items = self.since_mark;
+            self.rate = (spent, items);
+            self.mark = now;
+            self.since_mark = 0;
+            if now.wrapping_sub(self.loop_start) >= PROVEN_TICKS {
+                self.proven = true;
+            }
+            if (remaining as u128) * u128::from(spent)
+                < u128::from(MIN_SPLIT_TICKS) * (items as u128)
+            {
+                self.asking = false;
+            }
+            // This chunk's share of the span.
+            pause = (u128::from(spent) * (n as u128)) / (items as u128) > u128::from(SETTLED_TICKS);
+        }
+        if n >= self.chunk && !pause {
+            self.chunk = self.chunk.saturating_mul(2);
+        }
+    }
+}
+
+/// Folds `producer` into a fresh folder of `consumer` and records it in `pacer`.
+#[inline]
+fn fold_leaf<P, C>(
+    producer: P,
+    consumer: C,
+    n: usize,
+    remaining: usize,
+    pacer: &mut Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let result = producer.fold_with(consumer.into_folder()).complete();
+    pacer.record(n, remaining);
+    result
+}
+
+/// Joins `acc` (the results so far, with the reducer that joins them to what follows) and
+/// `result` (what follows).
+#[inline]
+fn finish<R, Red: Reducer<R>>(acc: Option<(R, Red)>, result: R) -> R {
+    match acc {
+        None => result,
+        Some((left, reducer)) => reducer.reduce(left, result),
+    }
+}
+
+/// The indexed driver loop (see the module docs).
+pub(super) fn drive_indexed<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    mut pacer: Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.start_loop();
+    // Results of the chunks folded so far, and the reducer that joins them to the next part.
+    let mut acc: Option<(C::Result, C::Reducer)> = None;
+    loop {
+        if len == 0 || consumer.full() {
+            let rest = consumer.into_folder().complete();
+            return finish(acc, rest);
+        }
+        match pacer.decide(len) {
+            Step::Split if !pacer.entered => {
+                return finish(acc, enter_and_drive(len, producer, consumer, pacer))
+            }
+            Step::Split => {
+                let mid = len / 2;
+                let (left_p, right_p) = producer.split_at(mid);
+                let (left_c, right_c, reducer) = consumer.split_at(mid);
+                let (left, right) = join(
+                    move || drive_indexed(mid, left_p, left_c, pacer),
+                    move || drive_indexed(len - mid, right_p, right_c, pacer),
+                );
+                return finish(acc, reducer.reduce(left, right));
+            }
+            Step::Peel(n) => {
+                let (front_p, rest_p) = producer.split_at(n);
+                let (front_c, rest_c, reducer) = consumer.split_at(n);
+                let result = fold_leaf(front_p, front_c, n, len - n, &mut pacer);
+                acc = Some(match acc {
+                    None => (result, reducer),
+                    Some((left, previous)) => (previous.reduce(left, result), reducer),
+                });
+                producer = rest_p;
+                consumer = rest_c;
+                len -= n;
+                if pacer.proven && !pacer.entered {
+                    return finish(acc, enter_and_drive(len, producer, consumer, pacer));
+                }
+            }
+            Step::FoldAll => {
+                let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
+                return finish(acc, result);
+            }
+        }
+    }
+}
+
+/// Continues the loop inside `scheduler::enter` (see the module docs).
+#[cold]
+#[inline(never)]
+fn enter_and_drive<P, C>(len: usize, producer: P, consumer: C, mut pacer: Pacer) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.entered = true;
+    crate::scheduler::enter(move || drive_indexed(len, producer, consumer, pacer))
+}
+
+/// How many times an unindexed producer is split in halves before any fold, without being
+/// asked: log2 of the thread count plus 2, so every thread can get about four leaves. A fold
+/// of an unindexed producer cannot be interrupted to answer a hungry thread, so some
+/// parallel slack must exist before folding starts.
+pub(super) fn eager_depth() -> u32 {
+    let threads = crate::current_num_threads().max(1);
+    (usize::BITS - threads.leading_zeros() - 1) + 2
+}
+
+/// The unindexed driver: split while `depth` lasts or the scheduler asks, then fold.
+pub(super) fn drive_unindexed<P, C>(producer: P, consumer: C, depth: u32) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    let producer = if depth > 0 || split_wanted() {
+        match producer.split() {
+            (left_p, Some(right_p)) => {
+                let reducer = consumer.to_reducer();
+                let left_c = consumer.split_off_left();
+                let depth = depth.saturating_sub(1);
+                let (left, right) = join(
+                    move || drive_unindexed(left_p, left_c, depth),
+                    move || drive_unindexed(right_p, consumer, depth),
+                );
+                return reducer.reduce(left, right);
+            }
+            (producer, None) => producer,
+        }
+    } else {
+        producer
+    };
+    producer.fold_with(consumer.into_folder()).complete()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_respected_by_decide() {
+        let mut p = Pacer::new(usize::MAX, usize::MAX);
+        assert_eq!(p.decide(10), Step::FoldAll);
+        let mut p = Pacer {
+            chunk: 4,
+            ..Pacer::new(3, usize::MAX)
+        };
+        // 4 off 6 leaves 2 < min_len 3: fold all (a split needs 6/2 >= 3 and a request).
+        let step = p.decide(6);
+        assert!(step == Step::FoldAll || step == Step::Split);
+        let mut p = Pacer::new(1, 1);
+        assert_eq!(p.decide(2), Step::Split);
+    }
+
+    #[test]
+    fn chunks_double_pause_and_resume() {
+        let mut p = Pacer::new(1, usize::MAX);
+        p.start_loop();
+        p.record(1, usize::MAX);
+        p.record(2, usize::MAX);
+        assert_eq!(p.chunk, 4);
+        // A slow span pauses the growth; the next fast one resumes it.
+        p.since_mark = TIMED_CHUNK;
+        p.mark = ticks().wrapping_sub(SETTLED_TICKS * 100);
+        p.record(4, usize::MAX);
+        assert_eq!(p.chunk, 4);
+        p.since_mark = TIMED_CHUNK;
+        p.record(4, usize::MAX);
+        assert_eq!(p.chunk, 8);
+        p.record(3, usize::MAX);
+        assert_eq!(p.chunk, 8);
+    }
+
+    #[test]
+    fn short_loops_stop_asking() {
+        let mut p = Pacer::new(1, usize::MAX);
+        p.start_loop();
+        p.record(1, 10);
+        assert!(
+            !p.asking,
+            "10 items left after a ~instant first item are not worth a split"
+        );
+    }
+
+    #[test]
+    fn eager_depth_is_small() {
+        assert!((2..=10).contains(&eager_depth()));
+    }
+}

@@ -1,0 +1,367 @@
+//! Ranges of integers as parallel iterators.
+//!
+//! As in rayon: `Range` of `u8`, `u16`, `u32`, `usize`, `i8`, `i16`, `i32`, `isize` is indexed;
+//! of `u64`, `i64`, `u128`, `i128` it is unindexed (its length need not fit a `usize`), but a
+//! range whose length does fit still runs through the indexed driver. `RangeInclusive` is
+//! indexed for `u8`, `u16`, `i8`, `i16` and unindexed for the others. Ranges of `char` are
+//! indexed (the surrogate gap is skipped).
+
+use super::plumbing::*;
+use super::*;
+use std::ops::{Range, RangeInclusive};
+
+/// The parallel iterator over a `Range` (rayon's `range::Iter`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let it: blitz_par::iter::RangeIter<u32> = (0..10u32).into_par_iter();
+/// assert_eq!(it.sum::<u32>(), 45);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RangeIter<T> {
+    range: Range<T>,
+}
+
+/// The parallel iterator over a `RangeInclusive` (rayon's `range_inclusive::Iter`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!((0..=u8::MAX).into_par_iter().count(), 256);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RangeInclusiveIter<T> {
+    range: RangeInclusive<T>,
+}
+
+impl<T> IntoParallelIterator for Range<T>
+where
+    RangeIter<T>: ParallelIterator,
+{
+    type Iter = RangeIter<T>;
+    type Item = <RangeIter<T> as ParallelIterator>::Item;
+    fn into_par_iter(self) -> Self::Iter {
+        RangeIter { range: self }
+    }
+}
+
+impl<T> IntoParallelIterator for RangeInclusive<T>
+where
+    RangeInclusiveIter<T>: ParallelIterator,
+{
+    type Iter = RangeInclusiveIter<T>;
+    type Item = <RangeInclusiveIter<T> as ParallelIterator>::Item;
+    fn into_par_iter(self) -> Self::Iter {
+        RangeInclusiveIter { range: self }
+    }
+}
+
+struct IndexedRangeProducer<T> {
+    range: Range<T>,
+}
+
+macro_rules! indexed_range {
+    ($($t:ty => $wide:ty),*) => {$(
+        impl RangeIter<$t> {
+            fn len_of(range: &Range<$t>) -> usize {
+                if range.start < range.end {
+                    // Exact in the wider type; the result fits a usize for these types.
+                    (range.end as $wide - range.start as $wide) as usize
+                } else {
+                    0
+                }
+            }
+        }
+
+        impl ParallelIterator for RangeIter<$t> {
+            type Item = $t;
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(Self::len_of(&self.range))
+            }
+        }
+
+        impl IndexedParallelIterator for RangeIter<$t> {
+            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn len(&self) -> usize {
+                Self::len_of(&self.range)
+            }
+            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
+                callback.callback(IndexedRangeProducer { range: self.range })
+            }
+        }
+
+        impl Producer for IndexedRangeProducer<$t> {
+            type Item = $t;
+            type IntoIter = Range<$t>;
+            fn into_iter(self) -> Range<$t> {
+                self.range
+            }
+            fn split_at(self, index: usize) -> (Self, Self) {
+                debug_assert!(index <= RangeIter::<$t>::len_of(&self.range));
+                // The midpoint lies in the range, so the wrapping sum is the exact one.
+                let mid = self.range.start.wrapping_add(index as $t);
+                (
+                    IndexedRangeProducer { range: self.range.start..mid },
+                    IndexedRangeProducer { range: mid..self.range.end },
+                )
+            }
+        }
+    )*};
+}
+
+indexed_range!(u8 => u64, u16 => u64, u32 => u64, usize => u128, i8 => i64, i16 => i64, i32 => i64, isize => i128);
+
+struct UnindexedRangeProducer<T> {
+    range: Range<T>,
+}
+
+macro_rules! unindexed_range {
+    ($($t:ty => $unsigned:ty),*) => {$(
+        impl RangeIter<$t> {
+            fn wide_len(range: &Range<$t>) -> $unsigned {
+                if range.start < range.end {
+                    range.end.wrapping_sub(range.start) as $unsigned
+                } else {
+                    0
+                }
+            }
+        }
+
+        impl ParallelIterator for RangeIter<$t> {
+            type Item = $t;
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
+                match self.opt_len() {
+                    Some(len) => {
+                        let start = self.range.start;
+                        (0..len).into_par_iter().map(move |i| start.wrapping_add(i as $t)).drive_unindexed(consumer)
+                    }
+                    None => bridge_unindexed(UnindexedRangeProducer { range: self.range }, consumer),
+                }
+            }
+            fn opt_len(&self) -> Option<usize> {
+                usize::try_from(Self::wide_len(&self.range)).ok()
+            }
+        }
+
+        impl UnindexedProducer for UnindexedRangeProducer<$t> {
+            type Item = $t;
+            fn split(self) -> (Self, Option<Self>) {
+                let len = RangeIter::<$t>::wide_len(&self.range);
+                if len < 2 {
+                    return (self, None);
+                }
+                let mid = self.range.start.wrapping_add((len / 2) as $t);
+                (
+                    UnindexedRangeProducer { range: self.range.start..mid },
+                    Some(UnindexedRangeProducer { range: mid..self.range.end }),
+                )
+            }
+            fn fold_with<F: Folder<$t>>(self, folder: F) -> F {
+                folder.consume_iter(self.range)
+            }
+        }
+    )*};
+}
+
+unindexed_range!(u64 => u64, i64 => u64, u128 => u128, i128 => u128);
+
+macro_rules! inclusive_range {
+    (indexed: $($t:ty),*) => {$(
+        impl ParallelIterator for RangeInclusiveIter<$t> {
+            type Item = $t;
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+
+        impl IndexedParallelIterator for RangeInclusiveIter<$t> {
+            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn len(&self) -> usize {
+                if self.range.is_empty() {
+                    0
+                } else {
+                    (*self.range.end() as i64 - *self.range.start() as i64) as usize + 1
+                }
+            }
+            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
+                // Widen to i32 so the end can be exclusive, then narrow every item back.
+                let (start, end) = if self.range.is_empty() {
+                    (0i32, 0i32)
+                } else {
+                    (*self.range.start() as i32, *self.range.end() as i32 + 1)
+                };
+                (start..end).into_par_iter().map(|x| x as $t).with_producer(callback)
+            }
+        }
+    )*};
+    (unindexed: $($t:ty),*) => {$(
+        impl ParallelIterator for RangeInclusiveIter<$t> {
+            type Item = $t;
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
+                if self.range.is_empty() {
+                    return super::sources::empty::<$t>().drive_unindexed(consumer);
+                }
+                let (start, end) = self.range.into_inner();
+                match end.checked_add(1) {
+                    Some(end) => (start..end).into_par_iter().drive_unindexed(consumer),
+                    None => (start..end).into_par_iter().chain(super::sources::once(end)).drive_unindexed(consumer),
+                }
+            }
+            fn opt_len(&self) -> Option<usize> {
+                if self.range.is_empty() {
+                    return Some(0);
+                }
+                let (start, end) = (*self.range.start(), *self.range.end());
+                (start..end).into_par_iter().opt_len()?.checked_add(1)
+            }
+        }
+    )*};
+}
+
+inclusive_range!(indexed: u8, u16, i8, i16);
+inclusive_range!(unindexed: u32, u64, u128, usize, i32, i64, i128, isize);
+
+/// Chars are iterated through their code points with the surrogate gap `0xD800..0xE000` cut
+/// out, so that positions are dense and the range is indexed.
+const SURROGATE_START: u32 = 0xD800;
+const SURROGATE_LEN: u32 = 0x800;
+
+fn char_to_dense(c: char) -> u32 {
+    let c = u32::from(c);
+    if c >= SURROGATE_START + SURROGATE_LEN {
+        c - SURROGATE_LEN
+    } else {
+        c
+    }
+}
+
+fn dense_to_char(x: u32) -> char {
+    let c = if x >= SURROGATE_START {
+        x + SURROGATE_LEN
+    } else {
+        x
+    };
+    char::from_u32(c).expect("char range: dense positions map to scalar values")
+}
+
+impl ParallelIterator for RangeIter<char> {
+    type Item = char;
+    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for RangeIter<char> {
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        let (start, end) = (
+            char_to_dense(self.range.start),
+            char_to_dense(self.range.end),
+        );
+        end.saturating_sub(start) as usize
+    }
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        let (start, end) = (
+            char_to_dense(self.range.start),
+            char_to_dense(self.range.end),
+        );
+        (start..end.max(start))
+            .into_par_iter()
+            .map(dense_to_char)
+            .with_producer(callback)
+    }
+}
+
+impl ParallelIterator for RangeInclusiveIter<char> {
+    type Item = char;
+    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for RangeInclusiveIter<char> {
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        if self.range.is_empty() {
+            0
+        } else {
+            (char_to_dense(*self.range.end()) - char_to_dense(*self.range.start())) as usize + 1
+        }
+    }
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        let (start, end) = if self.range.is_empty() {
+            (0, 0)
+        } else {
+            // The dense end + 1 fits a u32: dense positions are below 0x11_0000.
+            (
+                char_to_dense(*self.range.start()),
+                char_to_dense(*self.range.end()) + 1,
+            )
+        };
+        (start..end)
+            .into_par_iter()
+            .map(dense_to_char)
+            .with_producer(callback)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    #[test]
+    fn limits() {
+        assert_eq!((i8::MIN..i8::MAX).into_par_iter().count(), 255);
+        assert_eq!((i8::MIN..=i8::MAX).into_par_iter().count(), 256);
+        assert_eq!(
+            (u8::MAX..=u8::MAX).into_par_iter().collect::<Vec<_>>(),
+            [u8::MAX]
+        );
+        assert_eq!((isize::MIN..isize::MAX).into_par_iter().len(), usize::MAX);
+        assert_eq!(
+            (i64::MAX - 2..=i64::MAX)
+                .into_par_iter()
+                .collect::<Vec<_>>(),
+            [i64::MAX - 2, i64::MAX - 1, i64::MAX]
+        );
+        assert_eq!((u128::MAX - 1..=u128::MAX).into_par_iter().count(), 2);
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = 5..3;
+        assert_eq!(backwards.into_par_iter().count(), 0);
+        #[allow(clippy::reversed_empty_ranges)]
+        let empty = 5u64..=3;
+        assert_eq!(empty.into_par_iter().count(), 0);
+        assert_eq!((0..u128::MAX).into_par_iter().opt_len(), None);
+        let chars: Vec<char> = ('\u{D7FE}'..='\u{E001}').into_par_iter().collect();
+        assert_eq!(chars, ('\u{D7FE}'..='\u{E001}').collect::<Vec<_>>());
+        assert_eq!(('a'..'e').into_par_iter().rev().collect::<String>(), "dcba");
+        assert_eq!(
+            ('\0'..=char::MAX).into_par_iter().count(),
+            ('\0'..=char::MAX).count()
+        );
+        assert_eq!(('b'..'a').into_par_iter().count(), 0);
+        assert_eq!(
+            (0..u128::MAX).into_par_iter().find_first(|&x| x == 1000),
+            Some(1000)
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! Small sources: `empty`, `once`, `repeat`, `repeat_n`, and `Option`/`Result` as iterators of
+//! at most one item.
+
+use super::plumbing::*;
+use super::*;
+
+/// A parallel iterator with no items.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!(blitz_par::iter::empty::<i32>().count(), 0);
+/// ```
+pub fn empty<T: Send>() -> Empty<T> {
+    Empty {
+        _marker: std::marker::PhantomData,
+    }
+}
+
+/// The iterator of [`empty`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let e: blitz_par::iter::Empty<u8> = blitz_par::iter::empty();
+/// assert_eq!(e.len(), 0);
+/// ```
+#[derive(Debug)]
+pub struct Empty<T> {
+    _marker: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Empty<T> {
+    fn clone(&self) -> Self {
+        Empty {
+            _marker: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Send> ParallelIterator for Empty<T> {
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(0)
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for Empty<T> {
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        0
+    }
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        callback.callback(OptionProducer { opt: None })
+    }
+}
+
+/// A parallel iterator with one item.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v: Vec<i32> = (0..2).into_par_iter().chain(blitz_par::iter::once(9)).collect();
+/// assert_eq!(v, [0, 1, 9]);
+/// ```
+pub fn once<T: Send>(item: T) -> Once<T> {
+    Once {
+        inner: OptionIntoIter { opt: Some(item) },
+    }
+}
+
+/// The iterator of [`once`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!(blitz_par::iter::once(3).len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Once<T> {
+    inner: OptionIntoIter<T>,
+}
+
+/// A parallel iterator over the item of an `Option` (or the `Ok` of a `Result`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!(Some(4).into_par_iter().sum::<i32>(), 4);
+/// assert_eq!(Err::<i32, ()>(()).into_par_iter().count(), 0);
+/// ```
+#[derive(Clone, Debug)]
+pub struct OptionIntoIter<T> {
+    opt: Option<T>,
+}
+
+impl<T: Send> IntoParallelIterator for Option<T> {
+    type Iter = OptionIntoIter<T>;
+    type Item = T;
+    fn into_par_iter(self) -> Self::Iter {
+        OptionIntoIter { opt: self }
+    }
+}
+
+impl<'a, T: Sync> IntoParallelIterator for &'a Option<T> {
+    type Iter = OptionIntoIter<&'a T>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> Self::Iter {
+        OptionIntoIter { opt: self.as_ref() }
+    }
+}
+
+impl<'a, T: Send> IntoParallelIterator for &'a mut Option<T> {
+    type Iter = OptionIntoIter<&'a mut T>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> Self::Iter {
+        OptionIntoIter { opt: self.as_mut() }
+    }
+}
+
+impl<T: Send, E> IntoParallelIterator for Result<T, E> {
+    type Iter = OptionIntoIter<T>;
+    type Item = T;
+    fn into_par_iter(self) -> Self::Iter {
+        OptionIntoIter { opt: self.ok() }
+    }
+}
+
+impl<'a, T: Sync, E> IntoParallelIterator for &'a Result<T, E> {
+    type Iter = OptionIntoIter<&'a T>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> Self::Iter {
+        OptionIntoIter {
+            opt: self.as_ref().ok(),
+        }
+    }
+}
+
+impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
+    type Iter = OptionIntoIter<&'a mut T>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> Self::Iter {
+        OptionIntoIter {
+            opt: self.as_mut().ok(),
+        }
+    }
+}
+
+macro_rules! option_like {
+    ($name:ident, |$s:ident| $opt:expr) => {
+        impl<T: Send> ParallelIterator for $name<T> {
+            type Item = T;
+            fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+
+        impl<T: Send> IndexedParallelIterator for $name<T> {
+            fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn len(&self) -> usize {
+                let $s = self;
+                usize::from(($opt).is_some())
+            }
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                let $s = self;
+                callback.callback(OptionProducer { opt: $opt })
+            }
+        }
+    };
+}
+
+option_like!(OptionIntoIter, |s| s.opt);
+option_like!(Once, |s| s.inner.opt);
+
+struct OptionProducer<T> {
+    opt: Option<T>,
+}
+
+impl<T: Send> Producer for OptionProducer<T> {
+    type Item = T;
+    type IntoIter = std::option::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.opt.into_iter()
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        if index == 0 {
+            (OptionProducer { opt: None }, self)
+        } else {
+            (self, OptionProducer { opt: None })
+        }
+    }
+}
+
+/// An endless parallel iterator of clones of `element`; bound it with
+/// [`Repeat::take`], `zip`, or a search.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v: Vec<&str> = blitz_par::iter::repeat("x").take(3).collect();
+/// assert_eq!(v, ["x", "x", "x"]);
+/// ```
+pub fn repeat<T: Clone + Send>(element: T) -> Repeat<T> {
+    Repeat { element }
+}
+
+/// The iterator of [`repeat`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert!(blitz_par::iter::repeat(1).any(|x| x == 1));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Repeat<T> {
+    element: T,
+}
+
+impl<T: Clone + Send> Repeat<T> {
+    /// The first `n` clones, as an indexed iterator.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!(blitz_par::iter::repeat(2).take(3).sum::<i32>(), 6);
+    /// ```
+    pub fn take(self, n: usize) -> RepeatN<T> {
+        repeat_n(self.element, n)
+    }
+
+    /// Pairs every item of `zip_op` with a clone of the element.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<(char, i32)> = blitz_par::iter::repeat('a').zip(0..2).collect();
+    /// assert_eq!(v, [('a', 0), ('a', 1)]);
+    /// ```
+    pub fn zip<Z>(self, zip_op: Z) -> Zip<RepeatN<T>, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        let other = zip_op.into_par_iter();
+        let n = other.len();
+        self.take(n).zip(other)
+    }
+}
+
+impl<T: Clone + Send> ParallelIterator for Repeat<T> {
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_unindexed(
+            RepeatProducer {
+                element: self.element,
+            },
+            consumer,
+        )
+    }
+}
+
+struct RepeatProducer<T> {
+    element: T,
+}
+
+impl<T: Clone + Send> UnindexedProducer for RepeatProducer<T> {
+    type Item = T;
+    fn split(self) -> (Self, Option<Self>) {
+        let other = RepeatProducer {
+            element: self.element.clone(),
+        };
+        (self, Some(other))
+    }
+    fn fold_with<F: Folder<T>>(self, folder: F) -> F {
+        folder.consume_iter(std::iter::repeat(self.element))
+    }
+}
+
+/// A parallel iterator of `n` clones of `element`.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!(blitz_par::iter::repeat_n(7, 3).collect::<Vec<_>>(), [7, 7, 7]);
+/// ```
+pub fn repeat_n<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
+    RepeatN {
+        element: (n > 0).then_some(element),
+        count: n,
+    }
+}
+
+/// The iterator of [`repeat_n`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!(blitz_par::iter::repeat_n(0u8, 5).len(), 5);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RepeatN<T> {
+    element: Option<T>,
+    count: usize,
+}
+
+impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.count)
+    }
+}
+
+impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        self.count
+    }
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        callback.callback(self)
+    }
+}
+
+impl<T: Clone + Send> Producer for RepeatN<T> {
+    type Item = T;
+    type IntoIter = RepeatNIter<T>;
+    fn into_iter(self) -> RepeatNIter<T> {
+        RepeatNIter {
+            element: self.element,
+            count: self.count,
+        }
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let left = RepeatN {
+            element: (index > 0).then(|| self.element.clone()).flatten(),
+            count: index,
+        };
+        let right_count = self.count - index;
+        let right = RepeatN {
+            element: if right_count > 0 { self.element } else { None },
+            count: right_count,
+        };
+        (left, right)
+    }
+}
+
+/// The sequential iterator of a [`RepeatN`] leaf: clones, moving the element out last.
+///
+/// ```
+/// use blitz_par::iter::plumbing::{Producer, ProducerCallback};
+/// use blitz_par::prelude::*;
+/// struct Seq;
+/// impl<T> ProducerCallback<T> for Seq {
+///     type Output = usize;
+///     fn callback<P: Producer<Item = T>>(self, p: P) -> usize { p.into_iter().count() }
+/// }
+/// assert_eq!(blitz_par::iter::repeat_n('x', 3).with_producer(Seq), 3);
+/// ```
+#[derive(Debug)]
+pub struct RepeatNIter<T> {
+    element: Option<T>,
+    count: usize,
+}
+
+impl<T: Clone> Iterator for RepeatNIter<T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        match self.count {
+            0 => None,
+            1 => {
+                self.count = 0;
+                self.element.take()
+            }
+            _ => {
+                self.count -= 1;
+                self.element.clone()
+            }
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.count, Some(self.count))
+    }
+}
+
+impl<T: Clone> DoubleEndedIterator for RepeatNIter<T> {
+    fn next_back(&mut self) -> Option<T> {
+        self.next()
+    }
+}
+
+impl<T: Clone> ExactSizeIterator for RepeatNIter<T> {}

@@ -1,0 +1,577 @@
+//! Parallel iterators over string slices: [`ParallelString`].
+//!
+//! Every iterator here is unindexed. A string is split near its middle at a point the items do
+//! not cross: a char boundary for chars, bytes and matches of a char pattern, and a separator
+//! for the `split` family, so that the pieces of the two halves are exactly the pieces of the
+//! whole. Leaves run std's sequential `str` iterators.
+
+use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
+use crate::iter::{Filter, Map, ParallelIterator};
+
+/// A char pattern for the `par_split` and `par_matches` families: a `char`, a slice or array of
+/// chars (any of them), or a predicate `Fn(char) -> bool + Sync + Send`. (rayon's `Pattern`;
+/// std's `&str` patterns are not supported, as in rayon.)
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!("a-b_c".par_split(&['-', '_'][..]).count(), 3);
+/// assert_eq!("a-b_c".par_split(|c: char| !c.is_alphabetic()).count(), 3);
+/// ```
+pub trait Pattern: Sync + Send {
+    /// Whether `c` matches.
+    fn matches_char(&self, c: char) -> bool;
+}
+
+impl Pattern for char {
+    fn matches_char(&self, c: char) -> bool {
+        *self == c
+    }
+}
+
+impl Pattern for &[char] {
+    fn matches_char(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<const N: usize> Pattern for [char; N] {
+    fn matches_char(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<const N: usize> Pattern for &[char; N] {
+    fn matches_char(&self, c: char) -> bool {
+        self.contains(&c)
+    }
+}
+
+impl<F: Fn(char) -> bool + Sync + Send> Pattern for F {
+    fn matches_char(&self, c: char) -> bool {
+        self(c)
+    }
+}
+
+/// Parallel iterators over the contents of a string (rayon's `ParallelString`).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let words = "one two  three".par_split_whitespace().count();
+/// assert_eq!(words, 3);
+/// ```
+pub trait ParallelString {
+    /// The string itself.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("ab".as_parallel_string(), "ab");
+    /// ```
+    fn as_parallel_string(&self) -> &str;
+
+    /// The chars, in order where order matters.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("héllo".par_chars().filter(|c| c.is_ascii()).count(), 4);
+    /// ```
+    fn par_chars(&self) -> Chars<'_> {
+        Chars {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The chars with their byte offsets.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<(usize, char)> = "aé!".par_char_indices().collect();
+    /// assert_eq!(v, [(0, 'a'), (1, 'é'), (3, '!')]);
+    /// ```
+    fn par_char_indices(&self) -> CharIndices<'_> {
+        CharIndices {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The bytes.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("abc".par_bytes().map(u32::from).sum::<u32>(), 294);
+    /// ```
+    fn par_bytes(&self) -> Bytes<'_> {
+        Bytes {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The UTF-16 code units.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("a😀".par_encode_utf16().count(), 3);
+    /// ```
+    fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
+        EncodeUtf16 {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The pieces between matches of `separator` (as `str::split`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&str> = "a,b,,c".par_split(',').collect();
+    /// assert_eq!(v, ["a", "b", "", "c"]);
+    /// ```
+    fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
+        Split {
+            text: self.as_parallel_string(),
+            separator,
+            terminator: false,
+        }
+    }
+
+    /// The pieces between matches of `terminator`, without a final empty piece (as
+    /// `str::split_terminator`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&str> = "a;b;".par_split_terminator(';').collect();
+    /// assert_eq!(v, ["a", "b"]);
+    /// ```
+    fn par_split_terminator<P: Pattern>(&self, terminator: P) -> Split<'_, P> {
+        Split {
+            text: self.as_parallel_string(),
+            separator: terminator,
+            terminator: true,
+        }
+    }
+
+    /// The lines, without their `\n` or `\r\n` (as `str::lines`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&str> = "a\r\nb\n\nc\n".par_lines().collect();
+    /// assert_eq!(v, ["a", "b", "", "c"]);
+    /// ```
+    fn par_lines(&self) -> Lines<'_> {
+        self.par_split_terminator('\n').map(strip_carriage_return)
+    }
+
+    /// The non-empty pieces between whitespace (as `str::split_whitespace`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&str> = "  a b\t\n c ".par_split_whitespace().collect();
+    /// assert_eq!(v, ["a", "b", "c"]);
+    /// ```
+    fn par_split_whitespace(&self) -> SplitWhitespace<'_> {
+        self.par_split(char::is_whitespace as fn(char) -> bool)
+            .filter(not_empty)
+    }
+
+    /// The non-empty pieces between ASCII whitespace (as `str::split_ascii_whitespace`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&str> = " a  b ".par_split_ascii_whitespace().collect();
+    /// assert_eq!(v, ["a", "b"]);
+    /// ```
+    fn par_split_ascii_whitespace(&self) -> SplitWhitespace<'_> {
+        self.par_split((|c: char| c.is_ascii_whitespace()) as fn(char) -> bool)
+            .filter(not_empty)
+    }
+
+    /// The matches of `pattern` (as `str::matches`; every match is one char).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("a1b22".par_matches(char::is_numeric).count(), 3);
+    /// ```
+    fn par_matches<P: Pattern>(&self, pattern: P) -> Matches<'_, P> {
+        Matches {
+            text: self.as_parallel_string(),
+            pattern,
+        }
+    }
+
+    /// The matches of `pattern` with their byte offsets (as `str::match_indices`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<(usize, &str)> = "a1b2".par_match_indices(char::is_numeric).collect();
+    /// assert_eq!(v, [(1, "1"), (3, "2")]);
+    /// ```
+    fn par_match_indices<P: Pattern>(&self, pattern: P) -> MatchIndices<'_, P> {
+        MatchIndices {
+            text: self.as_parallel_string(),
+            pattern,
+        }
+    }
+}
+
+impl ParallelString for str {
+    #[inline]
+    fn as_parallel_string(&self) -> &str {
+        self
+    }
+}
+
+fn strip_carriage_return(line: &str) -> &str {
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+fn not_empty(piece: &&str) -> bool {
+    !piece.is_empty()
+}
+
+/// The parallel iterator of [`ParallelString::par_lines`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let l: blitz_par::str::Lines<'_> = "a\nb".par_lines();
+/// assert_eq!(l.count(), 2);
+/// ```
+pub type Lines<'a> = Map<Split<'a, char>, fn(&str) -> &str>;
+
+/// The parallel iterator of [`ParallelString::par_split_whitespace`] and
+/// [`ParallelString::par_split_ascii_whitespace`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let w: blitz_par::str::SplitWhitespace<'_> = " a b ".par_split_whitespace();
+/// assert_eq!(w.count(), 2);
+/// ```
+pub type SplitWhitespace<'a> = Filter<Split<'a, fn(char) -> bool>, fn(&&str) -> bool>;
+
+/// The char boundary at or after the middle of `text` (`text.len()` if none before the end).
+fn middle_boundary(text: &str) -> usize {
+    let mut mid = text.len() / 2;
+    while !text.is_char_boundary(mid) {
+        mid += 1;
+    }
+    mid
+}
+
+/// A piece of the original string starting at byte `offset`, split at char boundaries.
+struct CharProducer<'a, K> {
+    text: &'a str,
+    offset: usize,
+    kind: K,
+}
+
+/// What a [`CharProducer`]'s leaves yield.
+trait CharLeaf<'a>: Copy + Send {
+    type Item;
+    fn fold<F: Folder<Self::Item>>(self, text: &'a str, offset: usize, folder: F) -> F;
+}
+
+impl<'a, K: CharLeaf<'a>> UnindexedProducer for CharProducer<'a, K> {
+    type Item = K::Item;
+    fn split(self) -> (Self, Option<Self>) {
+        let mid = middle_boundary(self.text);
+        if mid == 0 || mid >= self.text.len() {
+            return (self, None);
+        }
+        let (left, right) = self.text.split_at(mid);
+        (
+            CharProducer {
+                text: left,
+                offset: self.offset,
+                kind: self.kind,
+            },
+            Some(CharProducer {
+                text: right,
+                offset: self.offset + mid,
+                kind: self.kind,
+            }),
+        )
+    }
+    fn fold_with<F: Folder<K::Item>>(self, folder: F) -> F {
+        self.kind.fold(self.text, self.offset, folder)
+    }
+}
+
+macro_rules! char_iter {
+    ($(#[$doc:meta])* $name:ident $(<$p:ident>)?, $leaf:ident, item $item:ty, |$text:ident, $offset:ident, $kind:ident| $iter:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name<'a $(, $p)?> {
+            text: &'a str,
+            $(pattern: $p,)?
+        }
+
+        struct $leaf<'p $(, $p)?> {
+            $(pattern: &'p $p,)?
+            _marker: std::marker::PhantomData<&'p ()>,
+        }
+
+        impl<'p $(, $p)?> Clone for $leaf<'p $(, $p)?> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<'p $(, $p)?> Copy for $leaf<'p $(, $p)?> {}
+
+        impl<'a, 'p $(, $p: Pattern)?> CharLeaf<'a> for $leaf<'p $(, $p)?> {
+            type Item = $item;
+            fn fold<F: Folder<$item>>(self, $text: &'a str, $offset: usize, folder: F) -> F {
+                let $kind = self;
+                let _ = &$kind;
+                folder.consume_iter($iter)
+            }
+        }
+
+        impl<'a $(, $p: Pattern)?> ParallelIterator for $name<'a $(, $p)?> {
+            type Item = $item;
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
+                let kind = $leaf { $(pattern: &self.pattern as &$p,)? _marker: std::marker::PhantomData };
+                bridge_unindexed(CharProducer { text: self.text, offset: 0, kind }, consumer)
+            }
+        }
+    };
+}
+
+char_iter!(
+    /// The parallel iterator of [`ParallelString::par_chars`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("abc".par_chars().collect::<String>(), "abc");
+    /// ```
+    Chars, CharsLeaf, item char, |text, _offset, _kind| text.chars()
+);
+
+char_iter!(
+    /// The parallel iterator of [`ParallelString::par_char_indices`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("ab".par_char_indices().map(|(i, _)| i).sum::<usize>(), 1);
+    /// ```
+    CharIndices, CharIndicesLeaf, item (usize, char), |text, offset, _kind| text.char_indices().map(move |(i, c)| (i + offset, c))
+);
+
+char_iter!(
+    /// The parallel iterator of [`ParallelString::par_bytes`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("ab".par_bytes().collect::<Vec<u8>>(), b"ab");
+    /// ```
+    Bytes, BytesLeaf, item u8, |text, _offset, _kind| text.bytes()
+);
+
+char_iter!(
+    /// The parallel iterator of [`ParallelString::par_encode_utf16`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u16> = "hé".par_encode_utf16().collect();
+    /// assert_eq!(v, "hé".encode_utf16().collect::<Vec<_>>());
+    /// ```
+    EncodeUtf16, EncodeUtf16Leaf, item u16, |text, _offset, _kind| text.encode_utf16()
+);
+
+char_iter!(
+    /// The parallel iterator of [`ParallelString::par_matches`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("a,b,c".par_matches(',').count(), 2);
+    /// ```
+    Matches<P>, MatchesLeaf, item &'a str, |text, _offset, kind| text.matches(|c| kind.pattern.matches_char(c))
+);
+
+char_iter!(
+    /// The parallel iterator of [`ParallelString::par_match_indices`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!("a,b".par_match_indices(',').collect::<Vec<_>>(), [(1, ",")]);
+    /// ```
+    MatchIndices<P>, MatchIndicesLeaf, item (usize, &'a str),
+    |text, offset, kind| text.match_indices(|c| kind.pattern.matches_char(c)).map(move |(i, m)| (i + offset, m))
+);
+
+/// The parallel iterator of [`ParallelString::par_split`] and
+/// [`ParallelString::par_split_terminator`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// assert_eq!("a b c".par_split(' ').collect::<Vec<_>>(), ["a", "b", "c"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Split<'a, P> {
+    text: &'a str,
+    separator: P,
+    /// `split_terminator`: no empty piece after a final separator.
+    terminator: bool,
+}
+
+impl<'a, P: Pattern> ParallelIterator for Split<'a, P> {
+    type Item = &'a str;
+    fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
+        let producer = SplitProducer {
+            text: self.text,
+            separator: &self.separator,
+            last: self.terminator,
+        };
+        bridge_unindexed(producer, consumer)
+    }
+}
+
+/// A part of the string whose pieces are exactly `text.split(separator)`: parts are cut at a
+/// separator, which neither side keeps.
+struct SplitProducer<'a, 'p, P> {
+    text: &'a str,
+    separator: &'p P,
+    /// This part ends the string and the iterator is `split_terminator`: drop a final empty
+    /// piece.
+    last: bool,
+}
+
+impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
+    type Item = &'a str;
+
+    fn split(self) -> (Self, Option<Self>) {
+        let mid = middle_boundary(self.text);
+        let is_sep = |c: char| self.separator.matches_char(c);
+        // The nearest separator after the middle, else the nearest before it.
+        let found = self.text[mid..]
+            .char_indices()
+            .find(|&(_, c)| is_sep(c))
+            .map(|(i, c)| (mid + i, c.len_utf8()))
+            .or_else(|| {
+                self.text[..mid]
+                    .char_indices()
+                    .rev()
+                    .find(|&(_, c)| is_sep(c))
+                    .map(|(i, c)| (i, c.len_utf8()))
+            });
+        match found {
+            Some((at, sep_len)) => (
+                SplitProducer {
+                    text: &self.text[..at],
+                    separator: self.separator,
+                    last: false,
+                },
+                Some(SplitProducer {
+                    text: &self.text[at + sep_len..],
+                    separator: self.separator,
+                    last: self.last,
+                }),
+            ),
+            None => (self, None),
+        }
+    }
+
+    fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
+        let separator = self.separator;
+        let pieces = self.text.split(move |c| separator.matches_char(c));
+        if self.last {
+            // As `split_terminator`: a final empty piece (the text ended with a separator, or
+            // is empty) is not an item.
+            let mut pieces = pieces.peekable();
+            let text_end_piece_empty =
+                self.text.is_empty() || self.text.ends_with(|c| separator.matches_char(c));
+            let mut folder = folder;
+            while let Some(piece) = pieces.next() {
+                if pieces.peek().is_none() && text_end_piece_empty && piece.is_empty() {
+                    break;
+                }
+                folder = folder.consume(piece);
+                if folder.full() {
+                    break;
+                }
+            }
+            folder
+        } else {
+            folder.consume_iter(pieces)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    fn texts() -> Vec<String> {
+        let mut v: Vec<String> = [
+            "",
+            ",",
+            ",,",
+            "a",
+            "a,",
+            ",a",
+            "a,b,,c,",
+            "héllo, wörld,,😀,x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push(
+            (0..2000)
+                .map(|i| {
+                    if i % 7 == 0 {
+                        ','
+                    } else {
+                        char::from(b'a' + (i % 26) as u8)
+                    }
+                })
+                .collect(),
+        );
+        v.push("line one\r\nline two\n\n  spaced   out \t\nlast".repeat(50));
+        v
+    }
+
+    #[test]
+    fn split_family_matches_std() {
+        for t in texts() {
+            let t = t.as_str();
+            assert_eq!(
+                t.par_split(',').collect::<Vec<_>>(),
+                t.split(',').collect::<Vec<_>>(),
+                "{t:?}"
+            );
+            assert_eq!(
+                t.par_split_terminator(',').collect::<Vec<_>>(),
+                t.split_terminator(',').collect::<Vec<_>>(),
+                "{t:?}"
+            );
+            assert_eq!(
+                t.par_lines().collect::<Vec<_>>(),
+                t.lines().collect::<Vec<_>>(),
+                "{t:?}"
+            );
+            assert_eq!(
+                t.par_split_whitespace().collect::<Vec<_>>(),
+                t.split_whitespace().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                t.par_split_ascii_whitespace().collect::<Vec<_>>(),
+                t.split_ascii_whitespace().collect::<Vec<_>>()
+            );
+            assert_eq!(t.par_chars().collect::<String>(), t);
+            assert_eq!(
+                t.par_char_indices().collect::<Vec<_>>(),
+                t.char_indices().collect::<Vec<_>>()
+            );
+            assert_eq!(t.par_bytes().collect::<Vec<_>>(), t.as_bytes());
+            assert_eq!(
+                t.par_encode_utf16().collect::<Vec<_>>(),
+                t.encode_utf16().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                t.par_matches(',').collect::<Vec<_>>(),
+                t.matches(',').collect::<Vec<_>>()
+            );
+            assert_eq!(
+                t.par_match_indices(',').collect::<Vec<_>>(),
+                t.match_indices(',').collect::<Vec<_>>()
+            );
+        }
+    }
+}

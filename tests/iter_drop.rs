@@ -1,0 +1,210 @@
+//! Panics part-way through `collect`, `par_drain` and by-value iteration: the caller gets the
+//! panic, every item is dropped exactly once, nothing leaks, and the next job runs normally.
+//! Small sizes under Miri (`cargo +nightly miri test --test iter_drop`).
+
+use blitz_par::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+const N: usize = if cfg!(miri) { 40 } else { 2_000 };
+
+/// Serialises the tests: the drop counters are global.
+static LOCK: Mutex<()> = Mutex::new(());
+static CREATED: AtomicUsize = AtomicUsize::new(0);
+static DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// An item that counts its creations and drops, and checks it is dropped once.
+#[derive(Debug)]
+struct Counted {
+    value: usize,
+    alive: bool,
+}
+
+impl Counted {
+    fn new(value: usize) -> Self {
+        CREATED.fetch_add(1, Ordering::SeqCst);
+        Counted { value, alive: true }
+    }
+}
+
+impl Clone for Counted {
+    fn clone(&self) -> Self {
+        Counted::new(self.value)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        assert!(self.alive, "item {} dropped twice", self.value);
+        self.alive = false;
+        DROPPED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs `f` with fresh counters and checks that everything created was dropped once.
+fn balanced(f: impl FnOnce()) {
+    let _guard = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    CREATED.store(0, Ordering::SeqCst);
+    DROPPED.store(0, Ordering::SeqCst);
+    f();
+    assert_eq!(
+        CREATED.load(Ordering::SeqCst),
+        DROPPED.load(Ordering::SeqCst),
+        "leaked or over-dropped items"
+    );
+    // The pool still serves work.
+    assert_eq!((0..100u32).into_par_iter().sum::<u32>(), 4950);
+}
+
+fn panics_at<T>(f: impl FnOnce() -> T) -> bool {
+    catch_unwind(AssertUnwindSafe(f)).is_err()
+}
+
+#[test]
+fn collect_drops_produced_items_on_panic() {
+    for at in [0, 1, N / 3, N - 1] {
+        balanced(|| {
+            let panicked = panics_at(|| {
+                (0..N)
+                    .into_par_iter()
+                    .map(|i| {
+                        assert!(i != at, "injected panic");
+                        Counted::new(i)
+                    })
+                    .collect::<Vec<_>>()
+            });
+            assert!(panicked);
+        });
+    }
+}
+
+#[test]
+fn collect_into_vec_keeps_target_valid_on_panic() {
+    balanced(|| {
+        let mut target: Vec<Counted> = (0..5).map(Counted::new).collect();
+        let panicked = panics_at(|| {
+            (0..N)
+                .into_par_iter()
+                .map(|i| {
+                    assert!(i != N / 2, "injected panic");
+                    Counted::new(i)
+                })
+                .collect_into_vec(&mut target)
+        });
+        assert!(panicked);
+        drop(target);
+    });
+}
+
+#[test]
+fn unindexed_collect_drops_on_panic() {
+    balanced(|| {
+        let panicked = panics_at(|| {
+            (0..N)
+                .into_par_iter()
+                .filter(|i| i % 2 == 0)
+                .map(|i| {
+                    assert!(i != N / 2, "injected panic");
+                    Counted::new(i)
+                })
+                .collect::<Vec<_>>()
+        });
+        assert!(panicked);
+    });
+}
+
+#[test]
+fn collect_without_panic_keeps_every_item() {
+    balanced(|| {
+        let v: Vec<Counted> = (0..N).into_par_iter().map(Counted::new).collect();
+        assert!(v.iter().enumerate().all(|(i, c)| c.value == i));
+        let mut w = Vec::new();
+        v.par_iter().cloned().collect_into_vec(&mut w);
+        assert_eq!(w.len(), N);
+    });
+}
+
+#[test]
+fn vec_into_par_iter_drops_unconsumed_items_on_panic() {
+    balanced(|| {
+        let v: Vec<Counted> = (0..N).map(Counted::new).collect();
+        let panicked = panics_at(|| {
+            v.into_par_iter()
+                .for_each(|c| assert!(c.value != N / 2, "injected panic"));
+        });
+        assert!(panicked);
+    });
+}
+
+#[test]
+fn vec_into_par_iter_partial_consumption() {
+    balanced(|| {
+        let v: Vec<Counted> = (0..N).map(Counted::new).collect();
+        let first = v.into_par_iter().find_first(|c| c.value == 3);
+        assert_eq!(first.map(|c| c.value), Some(3));
+        let v: Vec<Counted> = (0..N).map(Counted::new).collect();
+        let taken: Vec<Counted> = v.into_par_iter().skip(2).take(3).rev().collect();
+        assert_eq!(taken.iter().map(|c| c.value).collect::<Vec<_>>(), [4, 3, 2]);
+        let arr = [Counted::new(1), Counted::new(2), Counted::new(3)];
+        assert_eq!(arr.into_par_iter().map(|c| c.value).sum::<usize>(), 6);
+    });
+}
+
+#[test]
+fn drain_panic_keeps_vec_consistent() {
+    for (lo, hi) in [(0, N), (1, N / 2), (N / 2, N), (3, 3)] {
+        balanced(|| {
+            let mut v: Vec<Counted> = (0..N).map(Counted::new).collect();
+            let panicked = panics_at(|| {
+                v.par_drain(lo..hi)
+                    .for_each(|c| assert!(c.value != (lo + hi) / 2, "injected panic"));
+            });
+            assert_eq!(panicked, lo < hi);
+            let expected: Vec<usize> = (0..lo).chain(hi..N).collect();
+            assert_eq!(v.iter().map(|c| c.value).collect::<Vec<_>>(), expected);
+        });
+    }
+}
+
+#[test]
+fn drain_unused_and_partial() {
+    balanced(|| {
+        let mut v: Vec<Counted> = (0..N).map(Counted::new).collect();
+        drop(v.par_drain(2..N - 2));
+        assert_eq!(v.len(), 4);
+        let mut v: Vec<Counted> = (0..N).map(Counted::new).collect();
+        let found = v.par_drain(1..).find_any(|c| c.value == 5).map(|c| c.value);
+        assert_eq!(found, Some(5));
+        assert_eq!(v.len(), 1);
+        let mut v: Vec<Counted> = (0..N).map(Counted::new).collect();
+        let got: Vec<Counted> = v.par_drain(..).collect();
+        assert_eq!((got.len(), v.len()), (N, 0));
+    });
+}
+
+#[test]
+fn sync_ptr_parallel_writes() {
+    let n = if cfg!(miri) { 64 } else { 10_000 };
+    let mut out = vec![0u64; n];
+    let ptr = blitz_par::SyncPtr::new(&mut out);
+    blitz_par::parallel_for_chunks(0..n, |r| {
+        // SAFETY: the chunks are disjoint sub-ranges of `0..n`, and `out` outlives the loop.
+        let part = unsafe { ptr.slice_mut(r.clone()) };
+        for (slot, i) in part.iter_mut().zip(r) {
+            *slot = i as u64 * 3;
+        }
+    });
+    assert!(out.iter().enumerate().all(|(i, &x)| x == i as u64 * 3));
+}
+
+#[test]
+fn zero_sized_items() {
+    let v = vec![(); N];
+    assert_eq!(v.par_iter().count(), N);
+    let w: Vec<()> = v.into_par_iter().collect();
+    assert_eq!(w.len(), N);
+    let mut z = vec![(); N];
+    assert_eq!(z.par_drain(1..N - 1).count(), N - 2);
+    assert_eq!(z.len(), 2);
+}

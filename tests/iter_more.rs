@@ -1,0 +1,265 @@
+//! Properties of the second wave of adapters, consumers and sources against std.
+
+use blitz_par::prelude::*;
+use quickcheck::quickcheck;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+
+fn small(n: usize) -> usize {
+    n % 9 + 1
+}
+
+quickcheck! {
+    fn step_by_and_chunks(v: Vec<i32>, k: usize) -> bool {
+        let k = small(k);
+        let a: Vec<i32> = v.par_iter().copied().step_by(k).collect();
+        let ar: Vec<i32> = v.par_iter().copied().step_by(k).rev().collect();
+        let c: Vec<Vec<i32>> = v.par_iter().copied().chunks(k).collect();
+        let cr: Vec<Vec<i32>> = v.par_iter().copied().chunks(k).rev().collect();
+        a == v.iter().copied().step_by(k).collect::<Vec<_>>()
+            && ar == v.iter().copied().step_by(k).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>()
+            && c == v.chunks(k).map(|c| c.to_vec()).collect::<Vec<_>>()
+            && cr == v.chunks(k).rev().map(|c| c.to_vec()).collect::<Vec<_>>()
+    }
+
+    fn interleave_matches_sequential(a: Vec<u8>, b: Vec<u8>) -> bool {
+        let mut expected = Vec::new();
+        let (mut i, mut j) = (a.iter(), b.iter());
+        loop {
+            match (i.next(), j.next()) {
+                (None, None) => break,
+                (x, y) => {
+                    expected.extend(x);
+                    expected.extend(y);
+                }
+            }
+        }
+        let got: Vec<u8> = a.par_iter().copied().interleave(b.par_iter().copied()).collect();
+        let rev: Vec<u8> = a.par_iter().copied().interleave(b.par_iter().copied()).rev().collect();
+        let with_max: Vec<u8> = a.par_iter().copied().interleave(b.clone()).with_max_len(1).collect();
+        got == expected && with_max == expected && rev == expected.iter().rev().copied().collect::<Vec<_>>()
+    }
+
+    fn intersperse_matches(v: Vec<u8>) -> bool {
+        let mut expected = Vec::new();
+        for (i, &x) in v.iter().enumerate() {
+            if i > 0 {
+                expected.push(0);
+            }
+            expected.push(x);
+        }
+        let a: Vec<u8> = v.par_iter().copied().intersperse(0).collect();
+        let b: Vec<u8> = v.par_iter().copied().filter(|_| true).intersperse(0).collect();
+        a == expected && b == expected
+    }
+
+    fn any_counts(v: Vec<u8>, n: usize) -> bool {
+        let n = n % (v.len() + 3);
+        let took: Vec<u8> = v.par_iter().copied().take_any(n).collect();
+        let skipped = v.par_iter().skip_any(n).count();
+        took.len() == n.min(v.len()) && skipped == v.len().saturating_sub(n)
+    }
+
+    fn while_some_prefix(v: Vec<Option<u8>>) -> bool {
+        let got: Vec<u8> = v.par_iter().copied().while_some().collect();
+        let all: Vec<u8> = v.iter().copied().flatten().collect();
+        // Some subset, in order, of the items: everything if no None.
+        let complete = v.iter().all(Option::is_some);
+        (!complete || got == all) && got.iter().all(|x| all.contains(x))
+    }
+
+    fn try_family(v: Vec<u8>) -> bool {
+        let sum: Option<u8> = v.par_iter().map(|&x| Some(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+        let seq: Option<u8> = v.iter().try_fold(0u8, |a, &b| a.checked_add(b));
+        let with: Option<Option<u8>> = v.par_iter().map(|&x| Some(x)).try_reduce_with(|a, b| a.checked_add(b));
+        let folded: Option<u8> = v.par_iter().try_fold(|| 0u8, |a, &b| a.checked_add(b)).try_reduce(|| 0, |a, b| a.checked_add(b));
+        let each: Result<(), u8> = v.par_iter().try_for_each(|&x| if x == 200 { Err(x) } else { Ok(()) });
+        sum == seq
+            && folded == seq
+            && with == if v.is_empty() { None } else { Some(seq) }
+            && each == if v.contains(&200) { Err(200) } else { Ok(()) }
+    }
+
+    fn comparisons(a: Vec<u8>, b: Vec<u8>) -> bool {
+        a.par_iter().cmp(&b) == a.iter().cmp(&b)
+            && a.par_iter().partial_cmp(&b) == a.iter().partial_cmp(&b)
+            && a.par_iter().eq(&b) == a.iter().eq(&b)
+            && a.par_iter().ne(&b) == a.iter().ne(&b)
+            && a.par_iter().lt(&b) == a.iter().lt(&b)
+            && a.par_iter().le(&b) == a.iter().le(&b)
+            && a.par_iter().gt(&b) == a.iter().gt(&b)
+            && a.par_iter().ge(&b) == a.iter().ge(&b)
+    }
+
+    fn bridge_and_collections(v: Vec<u16>) -> bool {
+        let mut sorted = v.clone();
+        sorted.sort();
+        let mut bridged: Vec<u16> = v.clone().into_iter().par_bridge().collect();
+        bridged.sort();
+        let hs: HashSet<u16> = v.iter().copied().collect();
+        let bs: BTreeSet<u16> = v.iter().copied().collect();
+        let hm: HashMap<u16, usize> = v.iter().copied().enumerate().map(|(i, x)| (x, i)).collect();
+        let bm: BTreeMap<u16, usize> = v.iter().copied().enumerate().map(|(i, x)| (x, i)).collect();
+        let dq: VecDeque<u16> = v.iter().copied().collect();
+        let ll: LinkedList<u16> = v.iter().copied().collect();
+        let bh: BinaryHeap<u16> = v.iter().copied().collect();
+        let total: u64 = v.iter().map(|&x| u64::from(x)).sum();
+        bridged == sorted
+            && hs.par_iter().map(|&x| u64::from(x)).sum::<u64>() == hs.iter().map(|&x| u64::from(x)).sum::<u64>()
+            && bs.par_iter().copied().collect::<Vec<_>>() == bs.iter().copied().collect::<Vec<_>>()
+            && hm.par_iter().map(|(&k, &i)| (k, i)).collect::<BTreeMap<_, _>>() == bm
+            && bm.par_iter().map(|(&k, &i)| (k, i)).collect::<Vec<_>>() == bm.iter().map(|(&k, &i)| (k, i)).collect::<Vec<_>>()
+            && dq.par_iter().copied().collect::<Vec<_>>() == v
+            && dq.clone().into_par_iter().collect::<Vec<_>>() == v
+            && ll.par_iter().copied().collect::<Vec<_>>() == v
+            && bh.par_iter().map(|&x| u64::from(x)).sum::<u64>() == total
+            && hs.clone().into_par_iter().count() == hs.len()
+            && bm.clone().into_par_iter().map(|(k, _)| k).collect::<Vec<_>>() == bm.keys().copied().collect::<Vec<_>>()
+    }
+
+    fn vec_deque_mut_and_wrapped(v: Vec<u8>, rot: usize) -> bool {
+        let mut dq: VecDeque<u8> = v.iter().copied().collect();
+        if !v.is_empty() {
+            dq.rotate_left(rot % v.len());
+        }
+        let expected: Vec<u8> = dq.iter().map(|x| x.wrapping_add(1)).collect();
+        dq.par_iter_mut().for_each(|x| *x = x.wrapping_add(1));
+        dq.iter().copied().collect::<Vec<_>>() == expected
+    }
+}
+
+#[test]
+fn sources_and_edge_cases() {
+    assert_eq!(
+        blitz_par::iter::empty::<u8>().collect::<Vec<_>>(),
+        Vec::<u8>::new()
+    );
+    assert_eq!(blitz_par::iter::once(3).collect::<Vec<_>>(), [3]);
+    assert_eq!(
+        blitz_par::iter::repeat_n("a", 4).rev().collect::<Vec<_>>(),
+        ["a"; 4]
+    );
+    assert_eq!(blitz_par::iter::repeat(1).take(1000).sum::<i32>(), 1000);
+    assert_eq!(blitz_par::iter::repeat(7).find_any(|&x| x == 7), Some(7));
+    assert_eq!(Some(5).par_iter().copied().sum::<i32>(), 5);
+    assert_eq!(Ok::<i32, ()>(2).into_par_iter().collect::<Vec<_>>(), [2]);
+    assert_eq!(
+        (0..10)
+            .into_par_iter()
+            .with_min_len(usize::MAX)
+            .sum::<i32>(),
+        45
+    );
+    assert_eq!(
+        (0..10).into_par_iter().with_max_len(1).collect::<Vec<_>>(),
+        (0..10).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        (0..10)
+            .into_par_iter()
+            .with_min_len(usize::MAX)
+            .with_max_len(1)
+            .count(),
+        10
+    );
+    let one = [42];
+    assert_eq!(one.par_iter().max(), Some(&42));
+    assert_eq!(one.par_windows(2).count(), 0);
+    let empty: [u8; 0] = [];
+    assert_eq!(empty.par_iter().min(), None);
+    assert_eq!(empty.par_chunks(3).count(), 0);
+}
+
+#[test]
+fn huge_ranges_return_promptly() {
+    assert_eq!(
+        (0..u64::MAX).into_par_iter().find_first(|&x| x == 1_000),
+        Some(1_000)
+    );
+    assert!((0..u64::MAX)
+        .into_par_iter()
+        .find_any(|&x| x == 1_000)
+        .is_some());
+    assert!((0..u64::MAX).into_par_iter().any(|x| x == 1_000));
+    assert_eq!(
+        (0..usize::MAX)
+            .into_par_iter()
+            .position_first(|x| x == 1_000),
+        Some(1_000)
+    );
+    assert_eq!(
+        (0..u128::MAX).into_par_iter().find_first(|&x| x == 1_000),
+        Some(1_000)
+    );
+    assert!(!(0..u64::MAX).into_par_iter().all(|x| x < 1_000));
+}
+
+#[test]
+fn pool_usable_after_panics_in_every_consumer() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let boom = |x: i32| {
+        assert!(x != 77, "injected");
+        x
+    };
+    let runs: Vec<Box<dyn Fn()>> = vec![
+        Box::new(move || {
+            let _ = (0..200).into_par_iter().map(boom).sum::<i32>();
+        }),
+        Box::new(move || {
+            let _ = (0..200).into_par_iter().map(boom).collect::<Vec<_>>();
+        }),
+        Box::new(move || {
+            let _ = (0..200)
+                .into_par_iter()
+                .map(boom)
+                .filter(|_| true)
+                .collect::<Vec<_>>();
+        }),
+        Box::new(move || {
+            (0..200).into_par_iter().for_each(|x| {
+                boom(x);
+            })
+        }),
+        Box::new(move || {
+            let _ = (0..200).into_par_iter().map(boom).find_first(|_| false);
+        }),
+        Box::new(move || {
+            let _ = (0..200).into_par_iter().flat_map(|x| vec![boom(x)]).count();
+        }),
+        Box::new(move || {
+            let _ = (0..200).into_par_iter().map(boom).panic_fuse().count();
+        }),
+        Box::new(move || {
+            let _ = (0..200)
+                .into_par_iter()
+                .map(boom)
+                .try_for_each(|_| Some(()));
+        }),
+    ];
+    for run in runs {
+        assert!(catch_unwind(AssertUnwindSafe(&run)).is_err());
+        assert_eq!((0..1000).into_par_iter().sum::<i32>(), 499_500);
+    }
+}
+
+quickcheck! {
+    fn slice_split_family(v: Vec<u8>) -> bool {
+        let sep = |x: &u8| x % 5 == 0;
+        let a: Vec<&[u8]> = v.par_split(sep).collect();
+        let mut m1 = v.clone();
+        m1.par_split_mut(sep).for_each(|p| p.reverse());
+        let mut m2 = v.clone();
+        m2.split_mut(sep).for_each(|p| p.reverse());
+        let same = |a: &u8, b: &u8| a / 64 == b / 64;
+        let g: Vec<&[u8]> = v.par_chunk_by(same).collect();
+        a == v.split(sep).collect::<Vec<_>>() && m1 == m2 && g == v.chunk_by(same).collect::<Vec<_>>()
+    }
+
+    fn char_ranges(a: char, b: char) -> bool {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let n = (lo..hi).count();
+        (lo..hi).into_par_iter().count() == n
+            && (lo..=hi).into_par_iter().len() == n + 1
+            && (lo..hi).into_par_iter().take(50).collect::<Vec<_>>() == (lo..hi).take(50).collect::<Vec<_>>()
+            && (lo..=hi).into_par_iter().rev().take(50).collect::<Vec<_>>() == (lo..=hi).rev().take(50).collect::<Vec<_>>()
+    }
+}

@@ -1,0 +1,222 @@
+//! Properties: every adapter and consumer gives what std's sequential iterator gives, on
+//! random inputs (order-sensitive ones exactly; float sums within a relative tolerance).
+
+use blitz_par::prelude::*;
+use quickcheck::{quickcheck, TestResult};
+use std::collections::{BTreeMap, BTreeSet, HashSet, LinkedList, VecDeque};
+
+fn small(n: usize) -> usize {
+    n % 64 + 1
+}
+
+quickcheck! {
+    fn map_collect(v: Vec<i32>) -> bool {
+        let par: Vec<i64> = v.par_iter().map(|&x| i64::from(x) * 3).collect();
+        par == v.iter().map(|&x| i64::from(x) * 3).collect::<Vec<_>>()
+    }
+
+    fn filter_filter_map(v: Vec<i32>) -> bool {
+        let a: Vec<i32> = v.par_iter().copied().filter(|x| x % 3 == 0).collect();
+        let b: Vec<i32> = v.par_iter().filter_map(|&x| (x % 2 == 0).then_some(x / 2)).collect();
+        a == v.iter().copied().filter(|x| x % 3 == 0).collect::<Vec<_>>()
+            && b == v.iter().filter_map(|&x| (x % 2 == 0).then_some(x / 2)).collect::<Vec<_>>()
+    }
+
+    fn sum_product_count(v: Vec<i16>) -> bool {
+        let s: i64 = v.par_iter().map(|&x| i64::from(x)).sum();
+        let p: u64 = v.par_iter().map(|&x| u64::from(x.unsigned_abs() % 3)).product::<u64>();
+        s == v.iter().map(|&x| i64::from(x)).sum::<i64>()
+            && p == v.iter().map(|&x| u64::from(x.unsigned_abs() % 3)).product::<u64>()
+            && v.par_iter().count() == v.len()
+    }
+
+    fn float_sum_within_rounding(v: Vec<f32>) -> TestResult {
+        if v.iter().any(|x| !x.is_finite()) {
+            return TestResult::discard();
+        }
+        let v: Vec<f64> = v.into_iter().map(f64::from).collect();
+        let seq: f64 = v.iter().sum();
+        let par: f64 = v.par_iter().sum();
+        let scale: f64 = v.iter().map(|x| x.abs()).sum::<f64>().max(1.0);
+        TestResult::from_bool((seq - par).abs() <= 1e-9 * scale)
+    }
+
+    fn enumerate_zip_rev(v: Vec<u8>, w: Vec<u16>) -> bool {
+        let e: Vec<(usize, u8)> = v.par_iter().copied().enumerate().collect();
+        let z: Vec<(u8, u16)> = v.par_iter().copied().zip(w.par_iter().copied()).collect();
+        let r: Vec<(usize, u8)> = v.par_iter().copied().enumerate().rev().collect();
+        let rz: Vec<(u8, u16)> = v.par_iter().copied().zip(&w).map(|(a, &b)| (a, b)).rev().collect();
+        e == v.iter().copied().enumerate().collect::<Vec<_>>()
+            && z == v.iter().copied().zip(w.iter().copied()).collect::<Vec<_>>()
+            && r == v.iter().copied().enumerate().rev().collect::<Vec<_>>()
+            && rz == v.iter().copied().zip(w.iter().copied()).rev().collect::<Vec<_>>()
+    }
+
+    fn take_skip_chain(v: Vec<i32>, w: Vec<i32>, n: usize) -> bool {
+        let n = n % (v.len() + 2);
+        let t: Vec<i32> = v.par_iter().copied().take(n).collect();
+        let s: Vec<i32> = v.par_iter().copied().skip(n).collect();
+        let c: Vec<i32> = v.par_iter().copied().chain(w.par_iter().copied()).collect();
+        let cu: Vec<i32> = v.par_iter().copied().filter(|x| x % 2 == 0).chain(w.clone()).collect();
+        let cr: Vec<i32> = v.par_iter().copied().chain(w.par_iter().copied()).rev().skip(1).collect();
+        t == v.iter().copied().take(n).collect::<Vec<_>>()
+            && s == v.iter().copied().skip(n).collect::<Vec<_>>()
+            && c == v.iter().chain(&w).copied().collect::<Vec<_>>()
+            && cu == v.iter().copied().filter(|x| x % 2 == 0).chain(w.iter().copied()).collect::<Vec<_>>()
+            && cr == v.iter().chain(&w).copied().rev().skip(1).collect::<Vec<_>>()
+    }
+
+    fn flat_maps(v: Vec<u8>) -> bool {
+        let expected: Vec<u32> = v.iter().flat_map(|&x| 0..u32::from(x % 7)).collect();
+        let a: Vec<u32> = v.par_iter().flat_map(|&x| (0..u32::from(x % 7)).into_par_iter()).collect();
+        let b: Vec<u32> = v.par_iter().flat_map_iter(|&x| 0..u32::from(x % 7)).collect();
+        let c: Vec<u32> = v.par_iter().map(|&x| (0..u32::from(x % 7)).collect::<Vec<_>>()).flatten().collect();
+        let d: Vec<u32> = v.par_iter().map(|&x| (0..u32::from(x % 7)).collect::<Vec<_>>()).flatten_iter().collect();
+        a == expected && b == expected && c == expected && d == expected
+    }
+
+    fn fold_reduce(v: Vec<i32>) -> bool {
+        let expected: i64 = v.iter().map(|&x| i64::from(x)).sum();
+        let a: i64 = v.par_iter().fold(|| 0i64, |a, &x| a + i64::from(x)).sum();
+        let b: i64 = v.par_iter().fold_with(0i64, |a, &x| a + i64::from(x)).reduce(|| 0, |a, b| a + b);
+        let c = v.par_iter().map(|&x| i64::from(x)).reduce_with(|a, b| a + b);
+        let concat: Vec<i32> = v.par_iter().fold(Vec::new, |mut a, &x| { a.push(x); a }).reduce(Vec::new, |mut a, mut b| { a.append(&mut b); a });
+        a == expected && b == expected && c == (!v.is_empty()).then_some(expected) && concat == v
+    }
+
+    fn min_max_first_last_of_ties(v: Vec<(u8, u16)>) -> bool {
+        let by = |p: &&(u8, u16)| p.0;
+        v.par_iter().min_by_key(by) == v.iter().min_by_key(by)
+            && v.par_iter().max_by_key(by) == v.iter().max_by_key(by)
+            && v.par_iter().min_by(|a, b| a.0.cmp(&b.0)) == v.iter().min_by(|a, b| a.0.cmp(&b.0))
+            && v.par_iter().max_by(|a, b| a.0.cmp(&b.0)) == v.iter().max_by(|a, b| a.0.cmp(&b.0))
+            && v.par_iter().min() == v.iter().min()
+            && v.par_iter().max() == v.iter().max()
+    }
+
+    fn searches(v: Vec<u8>, target: u8) -> bool {
+        let t = target % 16;
+        let hit = |x: &&u8| **x % 16 == t;
+        let any = v.par_iter().find_any(hit);
+        any.iter().all(|x| *x % 16 == t)
+            && any.is_some() == v.iter().any(|x| x % 16 == t)
+            && v.par_iter().find_first(hit) .map(|x| x as *const u8) == v.iter().find(hit).map(|x| x as *const u8)
+            && v.par_iter().find_last(hit).map(|x| x as *const u8) == v.iter().rfind(hit).map(|x| x as *const u8)
+            && v.par_iter().position_first(|x| x % 16 == t) == v.iter().position(|x| x % 16 == t)
+            && v.par_iter().position_last(|x| x % 16 == t) == v.iter().rposition(|x| x % 16 == t)
+            && v.par_iter().position_any(|x| x % 16 == t).iter().all(|&i| v[i] % 16 == t)
+            && v.par_iter().any(|x| x % 16 == t) == v.iter().any(|x| x % 16 == t)
+            && v.par_iter().all(|x| x % 16 != t) == v.iter().all(|x| x % 16 != t)
+            && v.par_iter().find_map_first(|&x| (x % 16 == t).then_some(u32::from(x) + 1)) == v.iter().find_map(|&x| (x % 16 == t).then_some(u32::from(x) + 1))
+            && v.par_iter().find_map_last(|&x| (x % 16 == t).then_some(u32::from(x) + 1)) == v.iter().rev().find_map(|&x| (x % 16 == t).then_some(u32::from(x) + 1))
+    }
+
+    fn leaf_bounds(v: Vec<i32>, min: usize, max: usize) -> bool {
+        let (min, max) = (small(min), small(max));
+        let a: Vec<i32> = v.par_iter().copied().with_min_len(min).collect();
+        let b: Vec<i32> = v.par_iter().copied().with_max_len(max).collect();
+        let leaves: Vec<usize> = v.par_iter().with_max_len(max).fold(|| 0, |n, _| n + 1).collect();
+        a == v && b == v && leaves.iter().all(|&n| n <= max) && leaves.iter().sum::<usize>() == v.len()
+    }
+
+    fn chunks_and_windows(v: Vec<u8>, size: usize) -> bool {
+        let size = small(size);
+        let c: Vec<Vec<u8>> = v.par_chunks(size).map(|c| c.to_vec()).collect();
+        let ce: Vec<Vec<u8>> = v.par_chunks_exact(size).map(|c| c.to_vec()).collect();
+        let rc: Vec<Vec<u8>> = v.par_rchunks(size).map(|c| c.to_vec()).collect();
+        let rce: Vec<Vec<u8>> = v.par_rchunks_exact(size).map(|c| c.to_vec()).collect();
+        let w: Vec<Vec<u8>> = v.par_windows(size).map(|c| c.to_vec()).collect();
+        let rw: Vec<Vec<u8>> = v.par_windows(size).map(|c| c.to_vec()).rev().collect();
+        c == v.chunks(size).map(|c| c.to_vec()).collect::<Vec<_>>()
+            && ce == v.chunks_exact(size).map(|c| c.to_vec()).collect::<Vec<_>>()
+            && rc == v.rchunks(size).map(|c| c.to_vec()).collect::<Vec<_>>()
+            && rce == v.rchunks_exact(size).map(|c| c.to_vec()).collect::<Vec<_>>()
+            && w == v.windows(size).map(|c| c.to_vec()).collect::<Vec<_>>()
+            && rw == v.windows(size).rev().map(|c| c.to_vec()).collect::<Vec<_>>()
+    }
+
+    fn chunks_mut(v: Vec<u8>, size: usize) -> bool {
+        let size = small(size);
+        let mut a = v.clone();
+        a.par_chunks_mut(size).enumerate().for_each(|(i, c)| c.iter_mut().for_each(|x| *x = x.wrapping_add(i as u8)));
+        let mut b = v.clone();
+        b.chunks_mut(size).enumerate().for_each(|(i, c)| c.iter_mut().for_each(|x| *x = x.wrapping_add(i as u8)));
+        let mut c = v.clone();
+        c.par_rchunks_mut(size).enumerate().for_each(|(i, c)| c[0] = i as u8);
+        let mut d = v.clone();
+        d.rchunks_mut(size).enumerate().for_each(|(i, c)| c[0] = i as u8);
+        let mut e = v.clone();
+        e.par_chunks_exact_mut(size).for_each(|c| c.reverse());
+        e.par_rchunks_exact_mut(size).for_each(|c| c.reverse());
+        let mut f = v.clone();
+        f.chunks_exact_mut(size).for_each(|c| c.reverse());
+        f.rchunks_exact_mut(size).for_each(|c| c.reverse());
+        a == b && c == d && e == f
+    }
+
+    fn vec_by_value_and_drain(v: Vec<String>, a: usize, b: usize) -> bool {
+        let owned: Vec<String> = v.clone().into_par_iter().rev().collect();
+        let (a, b) = (a % (v.len() + 1), b % (v.len() + 1));
+        let (lo, hi) = (a.min(b), a.max(b));
+        let mut p = v.clone();
+        let drained: Vec<String> = p.par_drain(lo..hi).collect();
+        let mut s = v.clone();
+        let expected: Vec<String> = s.drain(lo..hi).collect();
+        owned == v.iter().rev().cloned().collect::<Vec<_>>() && drained == expected && p == s
+    }
+
+    fn map_with_init_inspect_update(v: Vec<u32>) -> bool {
+        let a: Vec<u64> = v.par_iter().map_with(7u64, |k, &x| u64::from(x) + *k).collect();
+        let b: Vec<u64> = v.par_iter().map_init(|| 7u64, |k, &x| u64::from(x) + *k).collect();
+        let c: Vec<u32> = v.par_iter().copied().update(|x| *x = x.wrapping_mul(3)).inspect(|_| ()).collect();
+        let expected: Vec<u64> = v.iter().map(|&x| u64::from(x) + 7).collect();
+        a == expected && b == expected && c == v.iter().map(|x| x.wrapping_mul(3)).collect::<Vec<_>>()
+    }
+
+    fn collect_targets(v: Vec<(u8, i8)>) -> bool {
+        let keys: Vec<u8> = v.iter().map(|p| p.0).collect();
+        v.par_iter().copied().collect::<BTreeMap<_, _>>() == v.iter().copied().collect::<BTreeMap<_, _>>()
+            && keys.par_iter().copied().collect::<HashSet<_>>() == keys.iter().copied().collect::<HashSet<_>>()
+            && keys.par_iter().copied().collect::<BTreeSet<_>>() == keys.iter().copied().collect::<BTreeSet<_>>()
+            && keys.par_iter().copied().collect::<VecDeque<_>>() == keys.iter().copied().collect::<VecDeque<_>>()
+            && keys.par_iter().copied().collect::<LinkedList<_>>() == keys.iter().copied().collect::<LinkedList<_>>()
+            && keys.par_iter().map(|&k| char::from(k)).collect::<String>() == keys.iter().map(|&k| char::from(k)).collect::<String>()
+            && keys.par_iter().copied().collect::<Box<[u8]>>() == keys.iter().copied().collect::<Box<[u8]>>()
+    }
+
+    fn unzip_partition(v: Vec<(u8, i8)>) -> bool {
+        let (a, b): (Vec<u8>, Vec<i8>) = v.par_iter().copied().unzip();
+        let (c, d): (Vec<u8>, Vec<u8>) = v.par_iter().map(|p| p.0).partition(|x| x % 2 == 0);
+        let (mut e, mut f) = (Vec::new(), Vec::new());
+        v.par_iter().copied().unzip_into_vecs(&mut e, &mut f);
+        let (sa, sb): (Vec<u8>, Vec<i8>) = v.iter().copied().unzip();
+        let (sc, sd): (Vec<u8>, Vec<u8>) = v.iter().map(|p| p.0).partition(|x| x % 2 == 0);
+        a == sa && b == sb && c == sc && d == sd && e == sa && f == sb
+    }
+
+    fn option_result_collect(v: Vec<u8>) -> bool {
+        let o: Option<Vec<u8>> = v.par_iter().map(|&x| (x != 0).then_some(x)).collect();
+        let r: Result<Vec<u8>, u8> = v.par_iter().map(|&x| if x == 0 { Err(x) } else { Ok(x) }).collect();
+        o == v.iter().map(|&x| (x != 0).then_some(x)).collect::<Option<Vec<u8>>>()
+            && r == v.iter().map(|&x| if x == 0 { Err(x) } else { Ok(x) }).collect::<Result<Vec<u8>, u8>>()
+    }
+
+    fn ranges(start: i16, len: u8) -> bool {
+        let end = start.saturating_add(i16::from(len));
+        (start..end).into_par_iter().collect::<Vec<_>>() == (start..end).collect::<Vec<_>>()
+            && (start..=end).into_par_iter().collect::<Vec<_>>() == (start..=end).collect::<Vec<_>>()
+            && (i64::from(start)..i64::from(end)).into_par_iter().collect::<Vec<_>>() == (i64::from(start)..i64::from(end)).collect::<Vec<_>>()
+            && (i64::from(start)..=i64::from(end)).into_par_iter().rev_free_sum() == (i64::from(start)..=i64::from(end)).sum::<i64>()
+    }
+}
+
+/// A helper so the range property also exercises `sum` on an unindexed range.
+trait RevFreeSum {
+    fn rev_free_sum(self) -> i64;
+}
+
+impl<I: ParallelIterator<Item = i64>> RevFreeSum for I {
+    fn rev_free_sum(self) -> i64 {
+        self.sum()
+    }
+}
