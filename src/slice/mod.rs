@@ -19,7 +19,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        sort::par_sort_by(self.as_parallel_slice_mut(), T::cmp)
+        sort::par_sort(self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice in parallel, stably, with a comparator.
@@ -81,7 +81,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        sort::par_sort_unstable_by(self.as_parallel_slice_mut(), T::cmp)
+        sort::par_sort_unstable(self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice in parallel, unstably, with a comparator.
