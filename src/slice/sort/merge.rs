@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
-use super::Tuning;
+use super::{poll_scheduler, Tuning};
 
 /// Sorts `v` by `compare` with a parallel merge sort; stable if `stable`.
 ///
@@ -80,6 +80,7 @@ fn sort_recursive<T, F>(
     debug_assert_eq!(v.len(), scratch.len());
     let len = v.len();
     if len <= leaf_len || len < 2 {
+        poll_scheduler();
         leaf_sort(v, compare, stable);
         return;
     }
@@ -125,6 +126,7 @@ fn par_merge<T, L>(
     // Both halves of a split below are non-empty and smaller than `len` once the longer run
     // has at least 2 elements, which `len > max(merge_sequential_below, 3)` ensures.
     if len <= tuning.merge_sequential_below.max(3) || left.is_empty() || right.is_empty() {
+        poll_scheduler();
         sequential_merge(left, right, dest, is_less);
         return;
     }
@@ -193,6 +195,7 @@ fn par_copy_back<T: Send>(scratch: &mut [MaybeUninit<T>], v: &mut [T], tuning: &
     debug_assert_eq!(scratch.len(), v.len());
     let bytes = mem::size_of_val(v);
     if bytes <= tuning.copy_sequential_bytes || v.len() < 2 {
+        poll_scheduler();
         // SAFETY: by this function's contract (upheld by `sort_recursive`, which calls it only
         // after `par_merge` returned): `scratch` is fully initialised with the very elements
         // `v` owns. The two slices are distinct borrows of equal length.

@@ -61,14 +61,34 @@ impl Tuning {
     /// Measured on the 2-core development machine with benches/sort.rs (see CHANGELOG/notes).
     pub(crate) const DEFAULT: Tuning = Tuning {
         sequential_below: 8 * 1024,
-        leaves_per_thread: 1,
+        leaves_per_thread: 8,
         min_leaf_len: 4 * 1024,
         merge_sequential_below: 16 * 1024,
         copy_sequential_bytes: 256 * 1024,
         radix_parallel_below: 64 * 1024,
-        radix_small: 128,
+        radix_small: 64,
         radix_blocks_per_thread: 2,
     };
+}
+
+/// Lets the scheduler hand out work; called before each piece of sequential work (a leaf sort,
+/// a sequential merge, one block of a radix pass), each of which takes tens to hundreds of
+/// microseconds.
+///
+/// The scheduler promotes a recorded join (makes it stealable) only when it polls, at a join or
+/// at `split_wanted`, and reads its heartbeat clock only once per 512 joins' worth of polls
+/// (`split_wanted` counts for 32). Our pieces are coarse, so one piece counts as a full clock
+/// read: up to 16 polls. When one says work is wanted, an empty join makes the scheduler
+/// promote its oldest recorded join, which holds the most work (the other half of the sort).
+/// Costs a few nanoseconds per piece.
+#[inline]
+pub(super) fn poll_scheduler() {
+    for _ in 0..16 {
+        if crate::scheduler::split_wanted() {
+            crate::join(|| (), || ());
+            return;
+        }
+    }
 }
 
 /// `par_sort`: stable, natural order.
@@ -199,6 +219,7 @@ fn par_gather<T: Send>(
     tuning: &Tuning,
 ) {
     if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || order.len() < 2 {
+        poll_scheduler();
         for (slot, &index) in scratch.iter_mut().zip(order) {
             assert!(index < from.len());
             // SAFETY: `index` is in bounds (checked); `order` is a permutation, so each source
@@ -224,6 +245,7 @@ fn par_copy_from_scratch<T: Send>(
     tuning: &Tuning,
 ) {
     if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || scratch.len() < 2 {
+        poll_scheduler();
         // SAFETY: `scratch` holds, initialised, exactly the elements `to` owned (a permutation
         // from `par_gather`), so overwriting without dropping moves them back; each task copies
         // a disjoint range `offset..offset + scratch.len()` of `to`, which lies in bounds.

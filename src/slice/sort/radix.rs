@@ -18,7 +18,7 @@
 use std::any::TypeId;
 use std::marker::PhantomData;
 
-use super::Tuning;
+use super::{poll_scheduler, Tuning};
 use crate::SyncPtr;
 
 /// A primitive whose natural order is the order of an unsigned integer of its bits.
@@ -159,6 +159,7 @@ fn par_order<K: RadixKey>(v: &[K], tuning: &Tuning) -> Order {
 
 fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
     if v.len() <= tuning.radix_parallel_below {
+        poll_scheduler();
         let ascending = v.windows(2).all(|w| w[0] <= w[1]);
         let descending = !ascending && v.windows(2).all(|w| w[0] >= w[1]);
         return (ascending, descending);
@@ -181,6 +182,7 @@ fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuni
     debug_assert_eq!(front.len(), back.len());
     let len = front.len();
     if len <= tuning.radix_parallel_below {
+        poll_scheduler();
         for (a, b) in front.iter_mut().zip(back.iter_mut().rev()) {
             std::mem::swap(a, b);
         }
@@ -199,6 +201,7 @@ fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuni
 fn par_differing_bits<K: RadixKey>(v: &[K], tuning: &Tuning) -> u64 {
     fn or_and<K: RadixKey>(v: &[K], tuning: &Tuning) -> (u64, u64) {
         if v.len() <= tuning.radix_parallel_below {
+            poll_scheduler();
             return v.iter().fold((0, u64::MAX), |(or, and), k| {
                 (or | k.bits(), and & k.bits())
             });
@@ -293,6 +296,7 @@ fn par_histogram<K: RadixKey>(
     tuning: &Tuning,
 ) {
     if rows.len() == 1 {
+        poll_scheduler();
         let row = &mut rows[0];
         for &key in data {
             row[digit(key, shift)] += 1;
@@ -317,6 +321,7 @@ fn par_scatter<K: RadixKey>(
     tuning: &Tuning,
 ) {
     if rows.len() == 1 {
+        poll_scheduler();
         let mut next = rows[0];
         for &key in data {
             let d = digit(key, shift);
@@ -352,6 +357,7 @@ fn par_buckets<K: RadixKey>(
     let base = starts[first];
     if last - first == 1 || data.len() <= tuning.radix_parallel_below {
         for bucket in first..last {
+            poll_scheduler();
             let range = starts[bucket] - base..starts[bucket + 1] - base;
             par_radix(
                 &mut data[range.clone()],
@@ -397,6 +403,7 @@ fn par_buckets<K: RadixKey>(
 
 fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
     if from.len() <= tuning.radix_parallel_below {
+        poll_scheduler();
         to.copy_from_slice(from);
         return;
     }
