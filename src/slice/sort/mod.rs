@@ -66,7 +66,7 @@ impl Tuning {
         merge_sequential_below: 16 * 1024,
         copy_sequential_bytes: 256 * 1024,
         radix_parallel_below: 64 * 1024,
-        radix_small: 64,
+        radix_small: 32,
         radix_blocks_per_thread: 2,
     };
 }
