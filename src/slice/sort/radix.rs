@@ -252,7 +252,7 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
         .max(tuning.radix_parallel_below / 4)
         .max(1);
     let mut offsets = vec![[0usize; 256]; len.div_ceil(block_len)];
-    par_histogram(data, block_len, &mut offsets, shift, tuning);
+    par_histogram(data, block_len, &mut offsets, shift);
 
     // Turn counts into the first destination index of each (block, digit): digit-major, so
     // bucket `d` is contiguous and, inside it, the blocks' keys keep their input order.
@@ -269,14 +269,7 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
     bucket_starts[256] = next;
     assert_eq!(next, len, "radix histogram lost keys");
 
-    par_scatter(
-        data,
-        block_len,
-        &offsets,
-        SyncPtr::new(other),
-        shift,
-        tuning,
-    );
+    par_scatter(data, block_len, &offsets, SyncPtr::new(other), shift);
     par_buckets(
         other,
         data,
@@ -288,13 +281,7 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
     );
 }
 
-fn par_histogram<K: RadixKey>(
-    data: &[K],
-    block_len: usize,
-    rows: &mut [[usize; 256]],
-    shift: u32,
-    tuning: &Tuning,
-) {
+fn par_histogram<K: RadixKey>(data: &[K], block_len: usize, rows: &mut [[usize; 256]], shift: u32) {
     if rows.len() == 1 {
         poll_scheduler();
         let row = &mut rows[0];
@@ -307,8 +294,8 @@ fn par_histogram<K: RadixKey>(
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
     let (rows_low, rows_high) = rows.split_at_mut(mid_rows);
     crate::join(
-        || par_histogram(data_low, block_len, rows_low, shift, tuning),
-        || par_histogram(data_high, block_len, rows_high, shift, tuning),
+        || par_histogram(data_low, block_len, rows_low, shift),
+        || par_histogram(data_high, block_len, rows_high, shift),
     );
 }
 
@@ -318,7 +305,6 @@ fn par_scatter<K: RadixKey>(
     rows: &[[usize; 256]],
     out: SyncPtr<K>,
     shift: u32,
-    tuning: &Tuning,
 ) {
     if rows.len() == 1 {
         poll_scheduler();
@@ -339,8 +325,8 @@ fn par_scatter<K: RadixKey>(
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
     let (rows_low, rows_high) = rows.split_at(mid_rows);
     crate::join(
-        || par_scatter(data_low, block_len, rows_low, out, shift, tuning),
-        || par_scatter(data_high, block_len, rows_high, out, shift, tuning),
+        || par_scatter(data_low, block_len, rows_low, out, shift),
+        || par_scatter(data_high, block_len, rows_high, out, shift),
     );
 }
 

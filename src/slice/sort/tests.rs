@@ -229,6 +229,7 @@ impl Drop for Tracked<'_> {
 
 /// Runs `sort` with a comparator that panics at call `panic_at` (never if `usize::MAX`) and
 /// answers randomly if `random`; checks permutation, latest state and drops.
+#[allow(clippy::type_complexity)] // `sort` is the sort under test, given slice and comparator
 fn check_panic_and_state(
     len: usize,
     panic_at: usize,
