@@ -13,6 +13,17 @@
 //! that. Merging needs only disjoint pieces: every split decision (binary search) is taken by
 //! one thread before the pieces are handed out.
 //!
+//! Spine: the scheduler makes a pending `join` stealable only when the running thread polls it
+//! (at a join, or at `poll_scheduler`), and wakes a sleeping worker only on a heartbeat seen at
+//! such a poll (about every 100 us). A std sort of a coarse leaf polls nowhere, so while the
+//! first leaf is sorted the other half of the slice cannot be handed out. Hence the leftmost
+//! path of the recursion (the spine), and the leftmost path of every stolen subtree, uses small
+//! leaves (`min_leaf_len`, tens of microseconds of work): the first heartbeat comes within about
+//! 100 us and gives the oldest pending join (the largest piece) to the woken worker. Everything
+//! off the spine uses coarse leaves (`len / (threads * leaves_per_thread)`), which need few
+//! merge levels. The extra merges of the spine cover a geometric series, about one extra merge
+//! pass over its half.
+//!
 //! Panic safety rests on one invariant: **the slice `v` always owns every element**. Leaves sort
 //! in place (std's sorts keep their own guarantee), a merge only *copies* bits out of `v` into
 //! the scratch buffer and calls the comparator only on elements in `v` that it has not copied
@@ -51,7 +62,7 @@ where
     let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
     // SAFETY: `MaybeUninit<T>` is valid uninitialised, and the capacity is `len`.
     unsafe { scratch.set_len(len) };
-    sort_recursive(v, &mut scratch, compare, stable, leaf_len, tuning);
+    sort_recursive(v, &mut scratch, compare, stable, leaf_len, true, tuning);
     // `scratch` is dropped as `MaybeUninit`: the bit copies in it are never dropped.
 }
 
@@ -72,6 +83,7 @@ fn sort_recursive<T, F>(
     compare: &F,
     stable: bool,
     leaf_len: usize,
+    spine: bool,
     tuning: &Tuning,
 ) where
     T: Send,
@@ -79,7 +91,14 @@ fn sort_recursive<T, F>(
 {
     debug_assert_eq!(v.len(), scratch.len());
     let len = v.len();
-    if len <= leaf_len || len < 2 {
+    // On the spine, leaves are small so that the scheduler is polled often: see `Spine` in the
+    // module documentation.
+    let this_leaf_len = if spine {
+        tuning.min_leaf_len.max(1)
+    } else {
+        leaf_len
+    };
+    if len <= this_leaf_len || len < 2 {
         poll_scheduler();
         leaf_sort(v, compare, stable);
         return;
@@ -89,9 +108,20 @@ fn sort_recursive<T, F>(
     {
         let (left, right) = v.split_at_mut(mid);
         let (scratch_left, scratch_right) = scratch.split_at_mut(mid);
-        crate::join(
-            || sort_recursive(left, scratch_left, compare, stable, leaf_len, tuning),
-            || sort_recursive(right, scratch_right, compare, stable, leaf_len, tuning),
+        crate::join_context(
+            |_| sort_recursive(left, scratch_left, compare, stable, leaf_len, spine, tuning),
+            |context| {
+                let stolen = context.migrated();
+                sort_recursive(
+                    right,
+                    scratch_right,
+                    compare,
+                    stable,
+                    leaf_len,
+                    stolen,
+                    tuning,
+                )
+            },
         );
         // The halves already meet in order (sorted input, runs): nothing to merge.
         if !is_less(&right[0], &left[mid - 1]) {

@@ -61,7 +61,7 @@ impl Tuning {
     /// Measured on the 2-core development machine with benches/sort.rs (see CHANGELOG/notes).
     pub(crate) const DEFAULT: Tuning = Tuning {
         sequential_below: 8 * 1024,
-        leaves_per_thread: 8,
+        leaves_per_thread: 2,
         min_leaf_len: 4 * 1024,
         merge_sequential_below: 16 * 1024,
         copy_sequential_bytes: 256 * 1024,

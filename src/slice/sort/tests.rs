@@ -363,7 +363,9 @@ fn cached_key_panics_are_safe() {
             ids.sort_unstable();
             assert_eq!(ids, (0..len).collect::<Vec<_>>());
             let seen: usize = v.iter().map(|t| t.seen.get()).sum();
-            assert_eq!(seen, panic_at.min(len));
+            // Other tasks may go on computing keys after one panicked: every call but the
+            // panicking one left its mark.
+            assert_eq!(seen, calls.load(Relaxed) - result.is_err() as usize);
             if result.is_ok() {
                 assert!(v
                     .windows(2)
