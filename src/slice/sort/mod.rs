@@ -58,7 +58,11 @@ pub(crate) struct Tuning {
 }
 
 impl Tuning {
-    /// Measured on the 2-core development machine with benches/sort.rs (see CHANGELOG/notes).
+    /// Starting points, not a careful tuning (the shared 2-core machine was too loaded for
+    /// that): sequential below 8K elements (a 1,000-element sort must cost what std's does);
+    /// pieces of sequential work of tens of microseconds (4K-element leaves on the spine,
+    /// 64K-key radix blocks, 16K-element merges), so that the heartbeat scheduler gets polled
+    /// often; radix buckets of up to 16 keys go to `sort_unstable` (insertion sort).
     pub(crate) const DEFAULT: Tuning = Tuning {
         sequential_below: 8 * 1024,
         leaves_per_thread: 2,
@@ -66,7 +70,7 @@ impl Tuning {
         merge_sequential_below: 16 * 1024,
         copy_sequential_bytes: 256 * 1024,
         radix_parallel_below: 64 * 1024,
-        radix_small: 32,
+        radix_small: 16,
         radix_blocks_per_thread: 2,
     };
 }
