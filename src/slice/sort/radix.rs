@@ -405,7 +405,7 @@ fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
 ///
 /// The digit is up to 12 bits wide, about `log2(len)` bits: a 4,000-key bucket spreads into
 /// 4,096 sub-buckets of about one key each, which costs one pass instead of a further 8-bit
-/// pass plus insertion sorts of ~16 keys (measured 2x slower on 1M random `u64`).
+/// pass plus insertion sorts.
 fn sequential_radix<K: RadixKey>(
     data: &mut [K],
     other: &mut [K],
@@ -431,13 +431,27 @@ fn sequential_radix<K: RadixKey>(
         }
         return;
     }
-    let width = (usize::BITS - len.leading_zeros()).clamp(4, 12);
+    // At least as many buckets as keys up to 4,096 keys (then nearly every bucket holds 0 or
+    // 1 key); above, 8 bits, and the next level finishes. Buckets of ~15 keys left to
+    // insertion sort cost twice what std's sort costs (branch mispredictions), measured.
+    let width = if len > 4096 {
+        8
+    } else {
+        (usize::BITS - len.leading_zeros()).clamp(4, 12)
+    };
     let high_bit = 63 - differing.leading_zeros();
     let shift = (high_bit + 1).saturating_sub(width);
     let mask = (1u64 << width) - 1;
     let buckets = 1usize << width;
-    let mut bounds = [0u32; 4096];
-    let bounds = &mut bounds[..buckets];
+    // Zeroing 16 KiB for a 20-key bucket would cost more than sorting it: size the table.
+    let mut small_bounds = [0u32; 256];
+    let mut large_bounds;
+    let bounds: &mut [u32] = if buckets <= 256 {
+        &mut small_bounds[..buckets]
+    } else {
+        large_bounds = [0u32; 4096];
+        &mut large_bounds[..buckets]
+    };
     for &key in data.iter() {
         bounds[((key.bits() >> shift) & mask) as usize] += 1;
     }
