@@ -25,7 +25,7 @@ const TINY: Tuning = Tuning {
 /// Lengths to try: all small ones, then a few larger.
 fn lengths() -> Vec<usize> {
     if cfg!(miri) {
-        vec![0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 64]
+        vec![0, 1, 2, 3, 5, 9, 17, 40]
     } else {
         let mut lengths: Vec<usize> = (0..=70).collect();
         lengths.extend([100, 127, 128, 129, 255, 256, 1000, 4097, 20_000]);
@@ -174,7 +174,7 @@ fn radix_sorts_match_std() {
         check_radix::<i64>(len);
         check_radix::<i32>(len);
         check_radix::<char>(len);
-        if !cfg!(miri) || len < 20 {
+        if !cfg!(miri) {
             check_radix::<u8>(len);
             check_radix::<i8>(len);
             check_radix::<u16>(len);
