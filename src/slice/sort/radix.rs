@@ -14,15 +14,20 @@
 //! histogram and the scatter in parallel over blocks (each block owns one row of counts, so
 //! its writes land in ranges no other block writes) and then sort the buckets in parallel;
 //! buckets of at most `radix_small` elements go to std's `sort_unstable`.
+//!
+//! Before any of that, two cheap parallel scans that stop early on random input: sorted or
+//! reversed input is finished at once, and input made of a few runs goes to the merge sort,
+//! whose leaves (std's stable sort) merge runs in fewer passes than a radix sort makes.
 
 use std::any::TypeId;
+use std::cmp::Ordering;
 use std::marker::PhantomData;
 
 use super::{poll_scheduler, Tuning};
 use crate::SyncPtr;
 
 /// A primitive whose natural order is the order of an unsigned integer of its bits.
-pub(super) trait RadixKey: Copy + Send + Sync + Ord + Default {
+pub(super) trait RadixKey: Copy + Send + Sync + Ord + Default + 'static {
     /// Order-preserving map to `u64`: `a < b` if and only if `a.bits() < b.bits()`.
     fn bits(self) -> u64;
 }
@@ -135,6 +140,13 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
         }
         Order::Neither => {}
     }
+    if par_direction_changes(v, FEW_RUNS, tuning) <= FEW_RUNS {
+        // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
+        // std's stable sort finds and merges runs in about one pass each, fewer than a radix
+        // sort makes. Stable, so the same result as ours.
+        super::merge::par_merge_sort(v, &K::cmp, true, tuning);
+        return;
+    }
     let mut scratch = vec![K::default(); v.len()];
     par_radix(v, &mut scratch, false, tuning);
 }
@@ -175,6 +187,39 @@ fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
         low_ascending && high_ascending && last <= first,
         low_descending && high_descending && last >= first,
     )
+}
+
+/// Above this many changes of direction (ascending to descending or back) the input is not
+/// "a few runs". Random input exceeds it within its first hundred keys.
+const FEW_RUNS: usize = 128;
+
+/// How often `v` changes direction between ascending and descending steps, counted up to a
+/// little over `cap` (each piece stops early; pieces add 1 each for their unseen boundary).
+fn par_direction_changes<K: RadixKey>(v: &[K], cap: usize, tuning: &Tuning) -> usize {
+    if v.len() <= tuning.radix_parallel_below {
+        poll_scheduler();
+        let mut changes = 1;
+        let mut direction = Ordering::Equal;
+        for pair in v.windows(2) {
+            let step = pair[0].cmp(&pair[1]);
+            if step != Ordering::Equal {
+                if direction != Ordering::Equal && step != direction {
+                    changes += 1;
+                    if changes > cap {
+                        break;
+                    }
+                }
+                direction = step;
+            }
+        }
+        return changes;
+    }
+    let mid = v.len() / 2;
+    let (low, high) = crate::join(
+        || par_direction_changes(&v[..mid], cap, tuning),
+        || par_direction_changes(&v[mid..], cap, tuning),
+    );
+    (low + high).min(cap + 1)
 }
 
 /// Swaps `front[i]` with `back[len - 1 - i]` for every `i`, in parallel.
