@@ -50,7 +50,7 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_by(self.as_parallel_slice_mut(), |a, b| f(a).cmp(&f(b)))
+        sort::par_sort_by_key(self.as_parallel_slice_mut(), f, true)
     }
 
     /// Sorts the slice in parallel, stably, by a key computed once per element.
@@ -112,7 +112,7 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_unstable_by(self.as_parallel_slice_mut(), |a, b| f(a).cmp(&f(b)))
+        sort::par_sort_by_key(self.as_parallel_slice_mut(), f, false)
     }
 }
 

@@ -39,19 +39,21 @@ use std::ptr;
 
 use super::{poll_scheduler, Tuning};
 
-/// Sorts `v` by `compare` with a parallel merge sort; stable if `stable`.
+/// Sorts `v` by `compare` with a parallel merge sort whose leaves `leaf_sort` sorts (by the
+/// same order). Stable if `leaf_sort` is.
 ///
 /// `v.len()` must exceed `tuning.sequential_below`'s intent (the caller decides); any length
 /// is correct.
-pub(super) fn par_merge_sort<T, F>(v: &mut [T], compare: &F, stable: bool, tuning: &Tuning)
+pub(super) fn par_merge_sort<T, F, L>(v: &mut [T], compare: &F, leaf_sort: &L, tuning: &Tuning)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
+    L: Fn(&mut [T]) + Sync,
 {
     let len = v.len();
     if mem::size_of::<T>() == 0 || len < 2 {
         // Zero-sized elements: every permutation is the same; std handles them.
-        leaf_sort(v, compare, stable);
+        leaf_sort(v);
         return;
     }
     let threads = crate::current_num_threads().max(1);
@@ -62,32 +64,22 @@ where
     let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
     // SAFETY: `MaybeUninit<T>` is valid uninitialised, and the capacity is `len`.
     unsafe { scratch.set_len(len) };
-    sort_recursive(v, &mut scratch, compare, stable, leaf_len, true, tuning);
+    sort_recursive(v, &mut scratch, compare, leaf_sort, leaf_len, true, tuning);
     // `scratch` is dropped as `MaybeUninit`: the bit copies in it are never dropped.
 }
 
-fn leaf_sort<T, F>(v: &mut [T], compare: &F, stable: bool)
-where
-    F: Fn(&T, &T) -> Ordering,
-{
-    if stable {
-        v.sort_by(compare);
-    } else {
-        v.sort_unstable_by(compare);
-    }
-}
-
-fn sort_recursive<T, F>(
+fn sort_recursive<T, F, L>(
     v: &mut [T],
     scratch: &mut [MaybeUninit<T>],
     compare: &F,
-    stable: bool,
+    leaf_sort: &L,
     leaf_len: usize,
     spine: bool,
     tuning: &Tuning,
 ) where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
+    L: Fn(&mut [T]) + Sync,
 {
     debug_assert_eq!(v.len(), scratch.len());
     let len = v.len();
@@ -100,7 +92,7 @@ fn sort_recursive<T, F>(
     };
     if len <= this_leaf_len || len < 2 {
         poll_scheduler();
-        leaf_sort(v, compare, stable);
+        leaf_sort(v);
         return;
     }
     let mid = len / 2;
@@ -109,14 +101,24 @@ fn sort_recursive<T, F>(
         let (left, right) = v.split_at_mut(mid);
         let (scratch_left, scratch_right) = scratch.split_at_mut(mid);
         crate::join_context(
-            |_| sort_recursive(left, scratch_left, compare, stable, leaf_len, spine, tuning),
+            |_| {
+                sort_recursive(
+                    left,
+                    scratch_left,
+                    compare,
+                    leaf_sort,
+                    leaf_len,
+                    spine,
+                    tuning,
+                )
+            },
             |context| {
                 let stolen = context.migrated();
                 sort_recursive(
                     right,
                     scratch_right,
                     compare,
-                    stable,
+                    leaf_sort,
                     leaf_len,
                     stolen,
                     tuning,

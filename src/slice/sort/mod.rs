@@ -7,6 +7,7 @@
 //! | any, fewer than `Tuning::sequential_below` elements | std's `sort_by` / `sort_unstable_by`: splitting does not pay |
 //! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
+//! | `_by_key` with a key that needs dropping (`String`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
 //! | every other unstable call | [`merge`]: parallel merge sort, std's `sort_unstable_by` at the leaves |
 //! | `par_sort_by_cached_key` | keys computed in parallel, (key, index) pairs sorted by [`merge`], then a parallel gather |
 //!
@@ -104,7 +105,7 @@ fn par_sort_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
     if v.len() < tuning.sequential_below {
         v.sort();
     } else if !radix::try_radix_sort(v, tuning) {
-        merge::par_merge_sort(v, &T::cmp, true, tuning);
+        merge::par_merge_sort(v, &T::cmp, &|leaf: &mut [T]| leaf.sort(), tuning);
     }
 }
 
@@ -117,7 +118,7 @@ fn par_sort_unstable_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
     if v.len() < tuning.sequential_below {
         v.sort_unstable();
     } else if !radix::try_radix_sort(v, tuning) {
-        merge::par_merge_sort(v, &T::cmp, false, tuning);
+        merge::par_merge_sort(v, &T::cmp, &|leaf: &mut [T]| leaf.sort_unstable(), tuning);
     }
 }
 
@@ -146,8 +147,48 @@ fn par_sort_by_with<T: Send, F: Fn(&T, &T) -> Ordering + Sync>(
         } else {
             v.sort_unstable_by(compare);
         }
+    } else if stable {
+        merge::par_merge_sort(v, compare, &|leaf: &mut [T]| leaf.sort_by(compare), tuning);
     } else {
-        merge::par_merge_sort(v, compare, stable, tuning);
+        merge::par_merge_sort(
+            v,
+            compare,
+            &|leaf: &mut [T]| leaf.sort_unstable_by(compare),
+            tuning,
+        );
+    }
+}
+
+/// `par_sort_by_key` (`stable`) and `par_sort_unstable_by_key`.
+///
+/// Keys that need dropping (`String`, `Vec`, ...) are taken to be expensive to make: then each
+/// leaf is sorted with std's `sort_by_cached_key`, one key per element instead of two per
+/// comparison (the keys stay on the leaf's thread, so `K` need not be `Send`); only the merges
+/// call `f` per comparison. Cheap keys are compared directly.
+pub(crate) fn par_sort_by_key<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    f: F,
+    stable: bool,
+) {
+    par_sort_by_key_with(v, &f, stable, &Tuning::DEFAULT)
+}
+
+fn par_sort_by_key_with<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    f: &F,
+    stable: bool,
+    tuning: &Tuning,
+) {
+    let compare = |a: &T, b: &T| f(a).cmp(&f(b));
+    if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
+        par_sort_by_with(v, &compare, stable, tuning);
+    } else {
+        merge::par_merge_sort(
+            v,
+            &compare,
+            &|leaf: &mut [T]| leaf.sort_by_cached_key(f),
+            tuning,
+        );
     }
 }
 
@@ -172,10 +213,11 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
     // Keys, each with the index of its element; the indices are distinct, so an unstable sort
     // of the pairs is a stable sort of the elements.
     let mut keyed = par_keys(v, 0, f, tuning);
+    let compare = |a: &(K, usize), b: &(K, usize)| a.cmp(b);
     merge::par_merge_sort(
         &mut keyed,
-        &|a: &(K, usize), b: &(K, usize)| a.cmp(b),
-        false,
+        &compare,
+        &|leaf: &mut [(K, usize)]| leaf.sort_unstable_by(compare),
         tuning,
     );
     let order: Vec<usize> = keyed.into_iter().map(|(_, index)| index).collect();

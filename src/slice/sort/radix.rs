@@ -144,7 +144,7 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
         // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
         // std's stable sort finds and merges runs in about one pass each, fewer than a radix
         // sort makes. Stable, so the same result as ours.
-        super::merge::par_merge_sort(v, &K::cmp, true, tuning);
+        super::merge::par_merge_sort(v, &K::cmp, &|leaf: &mut [K]| leaf.sort(), tuning);
         return;
     }
     let mut scratch = vec![K::default(); v.len()];

@@ -113,6 +113,16 @@ fn comparison_sorts_match_std() {
                     .collect::<Vec<_>>()
             );
 
+            // Keys that need dropping take the cached-key leaves.
+            let mut by_string = pairs.clone();
+            par_sort_by_key_with(
+                &mut by_string,
+                &|p: &(u64, usize)| p.0.to_string(),
+                true,
+                &TINY,
+            );
+            assert_eq!(by_string, expected, "by String key {name} {len}");
+
             // Non-primitive natural order goes to the merge sort too.
             let mut wrapped: Vec<(u64,)> = input.iter().map(|&x| (x,)).collect();
             let mut expected_wrapped = wrapped.clone();
