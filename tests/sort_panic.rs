@@ -88,12 +88,14 @@ fn panics_propagate_and_keep_a_permutation() {
             |v, calls, at| v.par_sort_unstable_by_key(|a| key(a, calls, at)),
             panic_at,
         );
-        // An owning key: the leaves sort by cached key.
-        check(
-            len,
-            |v, calls, at| v.par_sort_by_key(|a| key(a, calls, at).to_string()),
-            panic_at,
-        );
+        if panic_at < len {
+            // An owning key: the leaves sort by cached key (fewer calls, at least one each).
+            check(
+                len,
+                |v, calls, at| v.par_sort_by_key(|a| key(a, calls, at).to_string()),
+                panic_at,
+            );
+        }
         if panic_at < len {
             check(
                 len,
