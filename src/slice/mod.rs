@@ -221,7 +221,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        sort::par_sort_by(self.as_parallel_slice_mut(), T::cmp)
+        sort::par_sort(self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice in parallel, stably, with a comparator.
@@ -252,7 +252,7 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_by(self.as_parallel_slice_mut(), |a, b| f(a).cmp(&f(b)))
+        sort::par_sort_by_key(self.as_parallel_slice_mut(), f, true)
     }
 
     /// Sorts the slice in parallel, stably, by a key computed once per element.
@@ -283,7 +283,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        sort::par_sort_unstable_by(self.as_parallel_slice_mut(), T::cmp)
+        sort::par_sort_unstable(self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice in parallel, unstably, with a comparator.
@@ -314,7 +314,7 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_unstable_by(self.as_parallel_slice_mut(), |a, b| f(a).cmp(&f(b)))
+        sort::par_sort_by_key(self.as_parallel_slice_mut(), f, false)
     }
 }
 

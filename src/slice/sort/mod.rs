@@ -1,21 +1,313 @@
-//! Parallel sorts. PLACEHOLDER: std's sequential sorts until the parallel ones land.
+//! Parallel sorts behind `ParallelSliceMut::par_sort*`.
+//!
+//! Which algorithm serves which call, and why:
+//!
+//! | call | algorithm |
+//! | --- | --- |
+//! | any, fewer than `Tuning::sequential_below` elements | std's `sort_by` / `sort_unstable_by`: splitting does not pay |
+//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort |
+//! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
+//! | `_by_key` with a key that needs dropping (`String`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
+//! | every other unstable call | [`merge`]: parallel merge sort, std's `sort_unstable_by` at the leaves |
+//! | `par_sort_by_cached_key` | keys computed in parallel, (key, index) pairs sorted by [`merge`], then a parallel gather |
+//!
+//! Radix sort wins on primitive keys because it needs no comparisons and, skipping the bits
+//! that do not differ, few passes; it is only sound for the natural order, so only `par_sort`
+//! and `par_sort_unstable` take it, after recognising the primitive type (see
+//! `radix::type_id_of` for why that recognition is sound without a `'static` bound).
+//!
+//! Comparison sorts use a merge sort rather than a samplesort: with `T: Send` but not `Sync`,
+//! no element may be visible to two threads at once, which rules out shared splitters and
+//! pivots; merging splits work by binary search on one thread and hands out disjoint pieces.
+//! Unlike rayon's quicksort, whose top partition is sequential, every level is parallel.
+//!
+//! Panic safety: the slice owns every element at every moment a user callback can run (see
+//! `merge` for the invariant). `par_sort_by_cached_key` moves elements only in its gather,
+//! which runs no user code.
+
+mod merge;
+mod radix;
+
+#[cfg(test)]
+mod tests;
 
 use std::cmp::Ordering;
+use std::mem::{self, MaybeUninit};
 
-pub(crate) fn par_sort_by<T: Send, F: Fn(&T, &T) -> Ordering + Sync>(v: &mut [T], compare: F) {
-    v.sort_by(compare)
+use crate::SyncPtr;
+
+/// Size thresholds. Production uses [`Tuning::DEFAULT`]; unit tests use tiny values so that
+/// small inputs (and Miri) reach every parallel path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tuning {
+    /// Below this many elements the public sorts call std's sequential sorts.
+    pub sequential_below: usize,
+    /// Merge sort: leaves per thread (more leaves balance better; each level costs a pass).
+    pub leaves_per_thread: usize,
+    /// Merge sort: no leaf is made shorter than this.
+    pub min_leaf_len: usize,
+    /// Merges of at most this many elements run sequentially.
+    pub merge_sequential_below: usize,
+    /// Copies of at most this many bytes run sequentially.
+    pub copy_sequential_bytes: usize,
+    /// Radix sort: at most this many keys are handled by one thread.
+    pub radix_parallel_below: usize,
+    /// Radix sort: at most this many keys go to `sort_unstable`.
+    pub radix_small: usize,
+    /// Radix sort: histogram/scatter blocks per thread.
+    pub radix_blocks_per_thread: usize,
 }
 
+impl Tuning {
+    /// Starting points, not a careful tuning (the shared 2-core machine was too loaded for
+    /// that): sequential below 8K elements (a 1,000-element sort must cost what std's does);
+    /// pieces of sequential work of tens of microseconds (4K-element leaves on the spine,
+    /// 64K-key radix blocks, 16K-element merges), so that the heartbeat scheduler gets polled
+    /// often; radix buckets of up to 16 keys go to `sort_unstable` (insertion sort).
+    pub(crate) const DEFAULT: Tuning = Tuning {
+        sequential_below: 8 * 1024,
+        leaves_per_thread: 2,
+        min_leaf_len: 4 * 1024,
+        merge_sequential_below: 16 * 1024,
+        copy_sequential_bytes: 256 * 1024,
+        radix_parallel_below: 64 * 1024,
+        radix_small: 16,
+        radix_blocks_per_thread: 2,
+    };
+}
+
+/// Lets the scheduler hand out work; called before each piece of sequential work (a leaf sort,
+/// a sequential merge, one block of a radix pass), each of which takes tens to hundreds of
+/// microseconds.
+///
+/// The scheduler promotes a recorded join (makes it stealable) only when it polls, at a join or
+/// at `split_wanted`, and reads its heartbeat clock only once per 512 joins' worth of polls
+/// (`split_wanted` counts for 32). Our pieces are coarse, so one piece counts as a full clock
+/// read: up to 16 polls. When one says work is wanted, an empty join makes the scheduler
+/// promote its oldest recorded join, which holds the most work (the other half of the sort).
+/// Costs a few nanoseconds per piece.
+#[inline]
+pub(super) fn poll_scheduler() {
+    for _ in 0..16 {
+        if crate::scheduler::split_wanted() {
+            crate::join(|| (), || ());
+            return;
+        }
+    }
+}
+
+/// `par_sort`: stable, natural order.
+pub(crate) fn par_sort<T: Send + Ord>(v: &mut [T]) {
+    par_sort_with(v, &Tuning::DEFAULT)
+}
+
+fn par_sort_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
+    if v.len() < tuning.sequential_below {
+        v.sort();
+    } else if !radix::try_radix_sort(v, tuning) {
+        merge::par_merge_sort(v, &T::cmp, &|leaf: &mut [T]| leaf.sort(), tuning);
+    }
+}
+
+/// `par_sort_unstable`: unstable, natural order.
+pub(crate) fn par_sort_unstable<T: Send + Ord>(v: &mut [T]) {
+    par_sort_unstable_with(v, &Tuning::DEFAULT)
+}
+
+fn par_sort_unstable_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
+    if v.len() < tuning.sequential_below {
+        v.sort_unstable();
+    } else if !radix::try_radix_sort(v, tuning) {
+        merge::par_merge_sort(v, &T::cmp, &|leaf: &mut [T]| leaf.sort_unstable(), tuning);
+    }
+}
+
+/// `par_sort_by` (and `par_sort_by_key`): stable, by comparator.
+pub(crate) fn par_sort_by<T: Send, F: Fn(&T, &T) -> Ordering + Sync>(v: &mut [T], compare: F) {
+    par_sort_by_with(v, &compare, true, &Tuning::DEFAULT)
+}
+
+/// `par_sort_unstable_by` (and `par_sort_unstable_by_key`): unstable, by comparator.
 pub(crate) fn par_sort_unstable_by<T: Send, F: Fn(&T, &T) -> Ordering + Sync>(
     v: &mut [T],
     compare: F,
 ) {
-    v.sort_unstable_by(compare)
+    par_sort_by_with(v, &compare, false, &Tuning::DEFAULT)
 }
 
+fn par_sort_by_with<T: Send, F: Fn(&T, &T) -> Ordering + Sync>(
+    v: &mut [T],
+    compare: &F,
+    stable: bool,
+    tuning: &Tuning,
+) {
+    if v.len() < tuning.sequential_below {
+        if stable {
+            v.sort_by(compare);
+        } else {
+            v.sort_unstable_by(compare);
+        }
+    } else if stable {
+        merge::par_merge_sort(v, compare, &|leaf: &mut [T]| leaf.sort_by(compare), tuning);
+    } else {
+        merge::par_merge_sort(
+            v,
+            compare,
+            &|leaf: &mut [T]| leaf.sort_unstable_by(compare),
+            tuning,
+        );
+    }
+}
+
+/// `par_sort_by_key` (`stable`) and `par_sort_unstable_by_key`.
+///
+/// Keys that need dropping (`String`, `Vec`, ...) are taken to be expensive to make: then each
+/// leaf is sorted with std's `sort_by_cached_key`, one key per element instead of two per
+/// comparison (the keys stay on the leaf's thread, so `K` need not be `Send`); only the merges
+/// call `f` per comparison. Cheap keys are compared directly.
+pub(crate) fn par_sort_by_key<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    f: F,
+    stable: bool,
+) {
+    par_sort_by_key_with(v, &f, stable, &Tuning::DEFAULT)
+}
+
+fn par_sort_by_key_with<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    f: &F,
+    stable: bool,
+    tuning: &Tuning,
+) {
+    let compare = |a: &T, b: &T| f(a).cmp(&f(b));
+    if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
+        par_sort_by_with(v, &compare, stable, tuning);
+    } else {
+        merge::par_merge_sort(
+            v,
+            &compare,
+            &|leaf: &mut [T]| leaf.sort_by_cached_key(f),
+            tuning,
+        );
+    }
+}
+
+/// `par_sort_by_cached_key`: stable, each key computed once.
 pub(crate) fn par_sort_by_cached_key<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
     v: &mut [T],
     f: F,
 ) {
-    v.sort_by_cached_key(f)
+    par_sort_by_cached_key_with(v, &f, &Tuning::DEFAULT)
+}
+
+fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    f: &F,
+    tuning: &Tuning,
+) {
+    let len = v.len();
+    if len < tuning.sequential_below || mem::size_of::<T>() == 0 {
+        v.sort_by_cached_key(f);
+        return;
+    }
+    // Keys, each with the index of its element; the indices are distinct, so an unstable sort
+    // of the pairs is a stable sort of the elements.
+    let mut keyed = par_keys(v, 0, f, tuning);
+    let compare = |a: &(K, usize), b: &(K, usize)| a.cmp(b);
+    merge::par_merge_sort(
+        &mut keyed,
+        &compare,
+        &|leaf: &mut [(K, usize)]| leaf.sort_unstable_by(compare),
+        tuning,
+    );
+    let order: Vec<usize> = keyed.into_iter().map(|(_, index)| index).collect();
+
+    // Gather the elements in key order into scratch, then copy them back. No user code runs
+    // from here on, so nothing can panic between the moves.
+    let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
+    // SAFETY: `MaybeUninit<T>` is valid uninitialised, and the capacity is `len`.
+    unsafe { scratch.set_len(len) };
+    let from = SyncPtr::new(v);
+    par_gather(&order, from, &mut scratch, tuning);
+    par_copy_from_scratch(&mut scratch, SyncPtr::new(v), 0, tuning);
+}
+
+/// Computes `(f(x), index)` for every `x` in `v`, in parallel; `offset` is the index of `v[0]`.
+fn par_keys<T: Send, K: Send, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    offset: usize,
+    f: &F,
+    tuning: &Tuning,
+) -> Vec<(K, usize)> {
+    if v.len() <= tuning.merge_sequential_below.max(1) {
+        return v
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (f(x), offset + i))
+            .collect();
+    }
+    let mid = v.len() / 2;
+    let (low, high) = v.split_at_mut(mid);
+    let (mut keys, mut high_keys) = crate::join(
+        || par_keys(low, offset, f, tuning),
+        || par_keys(high, offset + mid, f, tuning),
+    );
+    keys.append(&mut high_keys);
+    keys
+}
+
+/// `scratch[i] = read(from[order[i]])` for every `i`. `order` must be a permutation of
+/// `0..from.len()` (it is: the indices of `par_keys`, permuted by a sort).
+fn par_gather<T: Send>(
+    order: &[usize],
+    from: SyncPtr<T>,
+    scratch: &mut [MaybeUninit<T>],
+    tuning: &Tuning,
+) {
+    if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || order.len() < 2 {
+        poll_scheduler();
+        for (slot, &index) in scratch.iter_mut().zip(order) {
+            assert!(index < from.len());
+            // SAFETY: `index` is in bounds (checked); `order` is a permutation, so each source
+            // element is read by exactly one task, and the source slice is not otherwise used
+            // until the copy back, which overwrites every slot with these bits.
+            slot.write(unsafe { from.get(index).read() });
+        }
+        return;
+    }
+    let mid = order.len() / 2;
+    let (scratch_low, scratch_high) = scratch.split_at_mut(mid);
+    crate::join(
+        || par_gather(&order[..mid], from, scratch_low, tuning),
+        || par_gather(&order[mid..], from, scratch_high, tuning),
+    );
+}
+
+/// Copies all of `scratch` (fully initialised by `par_gather`) to `to[offset..]`.
+fn par_copy_from_scratch<T: Send>(
+    scratch: &mut [MaybeUninit<T>],
+    to: SyncPtr<T>,
+    offset: usize,
+    tuning: &Tuning,
+) {
+    if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || scratch.len() < 2 {
+        poll_scheduler();
+        // SAFETY: `scratch` holds, initialised, exactly the elements `to` owned (a permutation
+        // from `par_gather`), so overwriting without dropping moves them back; each task copies
+        // a disjoint range `offset..offset + scratch.len()` of `to`, which lies in bounds.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                scratch.as_ptr().cast::<T>(),
+                to.get(offset),
+                scratch.len(),
+            );
+        }
+        return;
+    }
+    let mid = scratch.len() / 2;
+    let (low, high) = scratch.split_at_mut(mid);
+    crate::join(
+        || par_copy_from_scratch(low, to, offset, tuning),
+        || par_copy_from_scratch(high, to, offset + mid, tuning),
+    );
 }

@@ -1,0 +1,538 @@
+//! Parallel MSD radix sort for slices of primitive integers (and `char`), sorted by their
+//! natural order.
+//!
+//! For these types equal elements are bit-identical, so a stable and an unstable sort give the
+//! same result and one algorithm serves `par_sort` and `par_sort_unstable`. There is no user
+//! code involved (no comparator, no drop), hence nothing can panic midway and the scratch
+//! buffer can be used ping-pong style.
+//!
+//! One radix step: compute which bits differ anywhere in the (sub)slice (OR and AND of all
+//! keys); take the 8 highest differing bits as the digit; histogram; scatter into the other
+//! buffer; recurse into each of the 256 buckets with the buffers' roles swapped. Skipping the
+//! bits that do not differ makes small ranges (indices, few distinct values, sawtooth) cost
+//! few passes, and a bucket whose keys are all equal stops at once. Large slices do the
+//! histogram and the scatter in parallel over blocks (each block owns one row of counts, so
+//! its writes land in ranges no other block writes) and then sort the buckets in parallel;
+//! buckets of at most `radix_small` elements go to std's `sort_unstable`.
+//!
+//! Before any of that, two cheap parallel scans that stop early on random input: sorted or
+//! reversed input is finished at once, and input made of a few runs goes to the merge sort,
+//! whose leaves (std's stable sort) merge runs in fewer passes than a radix sort makes.
+
+use std::any::TypeId;
+use std::cmp::Ordering;
+use std::marker::PhantomData;
+
+use super::{poll_scheduler, Tuning};
+use crate::SyncPtr;
+
+/// A primitive whose natural order is the order of an unsigned integer of its bits.
+pub(super) trait RadixKey: Copy + Send + Sync + Ord + Default + 'static {
+    /// Order-preserving map to `u64`: `a < b` if and only if `a.bits() < b.bits()`.
+    fn bits(self) -> u64;
+}
+
+macro_rules! unsigned_key {
+    ($($t:ty),*) => {$(
+        impl RadixKey for $t {
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+unsigned_key!(u8, u16, u32, u64, usize);
+
+macro_rules! signed_key {
+    ($($t:ty => $u:ty),*) => {$(
+        impl RadixKey for $t {
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                // Flipping the sign bit maps two's complement order onto unsigned order.
+                ((self as $u) ^ (1 << (<$u>::BITS - 1))) as u64
+            }
+        }
+    )*};
+}
+signed_key!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize);
+
+impl RadixKey for char {
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+/// `TypeId` of a type that need not be `'static`.
+///
+/// A type-erased `PhantomData<T>` answers `TypeId::of::<T>()` through a method that demands
+/// `Self: 'static`; the trait object's lifetime bound is widened to `'static` to call it. This
+/// is the technique of dtolnay's `typeid` crate.
+///
+/// Soundness: lifetimes are erased before code generation, so the method body is the same code
+/// for every lifetime, and it touches no data (the receiver is a zero-sized `PhantomData`).
+/// The answer is the `TypeId` of `T` with its lifetimes erased. We only ever compare it with
+/// the `TypeId` of a primitive that has no lifetime parameters; a type equal to such a
+/// primitive after erasure *is* that primitive, so the cast in `try_radix_sort` is an identity.
+fn type_id_of<T: ?Sized>() -> TypeId {
+    trait NonStaticAny {
+        fn type_id(&self) -> TypeId
+        where
+            Self: 'static;
+    }
+    impl<T: ?Sized> NonStaticAny for PhantomData<T> {
+        fn type_id(&self) -> TypeId
+        where
+            Self: 'static,
+        {
+            TypeId::of::<T>()
+        }
+    }
+    let phantom = PhantomData::<T>;
+    let object: &dyn NonStaticAny = &phantom;
+    // SAFETY: only the trait object's lifetime bound changes (same layout, same vtable); the
+    // reference is used at once, while `phantom` lives, and the method reads nothing through
+    // it. Why the result is meaningful is argued on this function.
+    let object: &(dyn NonStaticAny + 'static) =
+        unsafe { std::mem::transmute::<&dyn NonStaticAny, &(dyn NonStaticAny + 'static)>(object) };
+    object.type_id()
+}
+
+/// Whether `T` is exactly `U`, where `U` has no lifetime parameters.
+#[inline]
+fn is_type<T, U: 'static>() -> bool {
+    type_id_of::<T>() == TypeId::of::<U>()
+}
+
+/// Sorts `v` by radix if `T` is a primitive integer or `char` (in its natural order, which
+/// `T: Ord` is for these types); returns whether it did.
+pub(super) fn try_radix_sort<T>(v: &mut [T], tuning: &Tuning) -> bool {
+    macro_rules! dispatch {
+        ($($t:ty),*) => {$(
+            if is_type::<T, $t>() {
+                // SAFETY: `T` is `$t` (see `type_id_of`), so this cast changes nothing.
+                let v = unsafe { &mut *(v as *mut [T] as *mut [$t]) };
+                radix_sort(v, tuning);
+                return true;
+            }
+        )*};
+    }
+    dispatch!(u64, u32, i64, i32, usize, isize, u16, i16, u8, i8, char);
+    false
+}
+
+/// Sorts primitive keys (see the module documentation).
+pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
+    if v.len() <= tuning.radix_small {
+        v.sort_unstable();
+        return;
+    }
+    match par_order(v, tuning) {
+        Order::Ascending => return,
+        Order::Descending => {
+            // Non-increasing; equal keys are identical, so reversing sorts it.
+            let mid = v.len() / 2;
+            let (front, back) = v.split_at_mut(mid);
+            let back_len = back.len();
+            par_swap_mirrored(front, &mut back[back_len - mid..], tuning);
+            return;
+        }
+        Order::Neither => {}
+    }
+    if par_direction_changes(v, FEW_RUNS, tuning) <= FEW_RUNS {
+        // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
+        // std's stable sort finds and merges runs in about one pass each, fewer than a radix
+        // sort makes. Stable, so the same result as ours.
+        super::merge::par_merge_sort(v, &K::cmp, &|leaf: &mut [K]| leaf.sort(), tuning);
+        return;
+    }
+    let mut scratch = vec![K::default(); v.len()];
+    par_radix(v, &mut scratch, false, tuning);
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Order {
+    Ascending,
+    Descending,
+    Neither,
+}
+
+/// Whether `v` is non-decreasing, non-increasing or neither; parallel, and each piece stops at
+/// its first counterexample, so random input costs almost nothing.
+fn par_order<K: RadixKey>(v: &[K], tuning: &Tuning) -> Order {
+    let (ascending, descending) = par_order_flags(v, tuning);
+    match (ascending, descending) {
+        (true, _) => Order::Ascending,
+        (false, true) => Order::Descending,
+        (false, false) => Order::Neither,
+    }
+}
+
+fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
+    if v.len() <= tuning.radix_parallel_below {
+        poll_scheduler();
+        let ascending = v.windows(2).all(|w| w[0] <= w[1]);
+        let descending = !ascending && v.windows(2).all(|w| w[0] >= w[1]);
+        return (ascending, descending);
+    }
+    let mid = v.len() / 2;
+    let (low, high) = v.split_at(mid);
+    let ((low_ascending, low_descending), (high_ascending, high_descending)) = crate::join(
+        || par_order_flags(low, tuning),
+        || par_order_flags(high, tuning),
+    );
+    let (last, first) = (low[low.len() - 1], high[0]);
+    (
+        low_ascending && high_ascending && last <= first,
+        low_descending && high_descending && last >= first,
+    )
+}
+
+/// Above this many changes of direction (ascending to descending or back) the input is not
+/// "a few runs". Random input exceeds it within its first few dozen keys. Measured: organ
+/// pipe (1 change) sorts faster by merging, a 20-run sawtooth (38 changes) by radix.
+const FEW_RUNS: usize = 16;
+
+/// How often `v` changes direction between ascending and descending steps, counted up to a
+/// little over `cap` (each piece stops early). A change exactly at a piece boundary is missed:
+/// this only steers a heuristic.
+fn par_direction_changes<K: RadixKey>(v: &[K], cap: usize, tuning: &Tuning) -> usize {
+    if v.len() <= tuning.radix_parallel_below {
+        poll_scheduler();
+        let mut changes = 0;
+        let mut direction = Ordering::Equal;
+        for pair in v.windows(2) {
+            let step = pair[0].cmp(&pair[1]);
+            if step != Ordering::Equal {
+                if direction != Ordering::Equal && step != direction {
+                    changes += 1;
+                    if changes > cap {
+                        break;
+                    }
+                }
+                direction = step;
+            }
+        }
+        return changes;
+    }
+    let mid = v.len() / 2;
+    let (low, high) = crate::join(
+        || par_direction_changes(&v[..mid], cap, tuning),
+        || par_direction_changes(&v[mid..], cap, tuning),
+    );
+    (low + high).min(cap + 1)
+}
+
+/// Swaps `front[i]` with `back[len - 1 - i]` for every `i`, in parallel.
+fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuning) {
+    debug_assert_eq!(front.len(), back.len());
+    let len = front.len();
+    if len <= tuning.radix_parallel_below {
+        poll_scheduler();
+        for (a, b) in front.iter_mut().zip(back.iter_mut().rev()) {
+            std::mem::swap(a, b);
+        }
+        return;
+    }
+    let mid = len / 2;
+    let (front_low, front_high) = front.split_at_mut(mid);
+    let (back_low, back_high) = back.split_at_mut(len - mid);
+    crate::join(
+        || par_swap_mirrored(front_low, back_high, tuning),
+        || par_swap_mirrored(front_high, back_low, tuning),
+    );
+}
+
+/// The bits in which the keys of `v` differ (OR of all keys AND NOT the AND of all keys).
+fn par_differing_bits<K: RadixKey>(v: &[K], tuning: &Tuning) -> u64 {
+    fn or_and<K: RadixKey>(v: &[K], tuning: &Tuning) -> (u64, u64) {
+        if v.len() <= tuning.radix_parallel_below {
+            poll_scheduler();
+            return v.iter().fold((0, u64::MAX), |(or, and), k| {
+                (or | k.bits(), and & k.bits())
+            });
+        }
+        let mid = v.len() / 2;
+        let ((or_low, and_low), (or_high, and_high)) =
+            crate::join(|| or_and(&v[..mid], tuning), || or_and(&v[mid..], tuning));
+        (or_low | or_high, and_low & and_high)
+    }
+    let (or, and) = or_and(v, tuning);
+    or & !and
+}
+
+/// The shift of the 8-bit digit that holds the highest differing bit.
+#[inline]
+fn digit_shift(differing: u64) -> u32 {
+    debug_assert_ne!(differing, 0);
+    (63 - differing.leading_zeros()).saturating_sub(7)
+}
+
+#[inline(always)]
+fn digit<K: RadixKey>(key: K, shift: u32) -> usize {
+    ((key.bits() >> shift) & 0xff) as usize
+}
+
+/// Sorts `data`, using `other` (same length) as scratch; the sorted keys end up in `other` if
+/// `result_in_other`, else in `data`. Parallel for large slices.
+fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool, tuning: &Tuning) {
+    let len = data.len();
+    debug_assert_eq!(len, other.len());
+    if len <= tuning.radix_parallel_below {
+        sequential_radix(data, other, result_in_other, tuning);
+        return;
+    }
+    let differing = par_differing_bits(data, tuning);
+    if differing == 0 {
+        if result_in_other {
+            par_copy(data, other, tuning);
+        }
+        return;
+    }
+    let shift = digit_shift(differing);
+
+    // One row of counts per block; a block is a contiguous piece of `data`.
+    let threads = crate::current_num_threads().max(1);
+    let block_len = len
+        .div_ceil(threads * tuning.radix_blocks_per_thread)
+        .max(tuning.radix_parallel_below / 4)
+        .max(1);
+    let mut offsets = vec![[0usize; 256]; len.div_ceil(block_len)];
+    par_histogram(data, block_len, &mut offsets, shift);
+
+    // Turn counts into the first destination index of each (block, digit): digit-major, so
+    // bucket `d` is contiguous and, inside it, the blocks' keys keep their input order.
+    let mut bucket_starts = [0usize; 257];
+    let mut next = 0;
+    for (d, start) in bucket_starts.iter_mut().take(256).enumerate() {
+        *start = next;
+        for row in offsets.iter_mut() {
+            let count = row[d];
+            row[d] = next;
+            next += count;
+        }
+    }
+    bucket_starts[256] = next;
+    assert_eq!(next, len, "radix histogram lost keys");
+
+    par_scatter(data, block_len, &offsets, SyncPtr::new(other), shift);
+    par_buckets(
+        other,
+        data,
+        &bucket_starts,
+        0,
+        256,
+        !result_in_other,
+        tuning,
+    );
+}
+
+fn par_histogram<K: RadixKey>(data: &[K], block_len: usize, rows: &mut [[usize; 256]], shift: u32) {
+    if rows.len() == 1 {
+        poll_scheduler();
+        let row = &mut rows[0];
+        for &key in data {
+            row[digit(key, shift)] += 1;
+        }
+        return;
+    }
+    let mid_rows = rows.len() / 2;
+    let (data_low, data_high) = data.split_at(mid_rows * block_len);
+    let (rows_low, rows_high) = rows.split_at_mut(mid_rows);
+    crate::join(
+        || par_histogram(data_low, block_len, rows_low, shift),
+        || par_histogram(data_high, block_len, rows_high, shift),
+    );
+}
+
+fn par_scatter<K: RadixKey>(
+    data: &[K],
+    block_len: usize,
+    rows: &[[usize; 256]],
+    out: SyncPtr<K>,
+    shift: u32,
+) {
+    if rows.len() == 1 {
+        poll_scheduler();
+        let mut next = rows[0];
+        for &key in data {
+            let d = digit(key, shift);
+            // SAFETY: `par_histogram` counted, for this very block of `data` (unchanged since:
+            // we hold it borrowed) and with the same pure `digit`, `c` keys of digit `d`, and
+            // `par_radix` gave this (block, digit) the range `next[d]..next[d] + c`, disjoint
+            // from every other (block, digit) range and inside `0..len` (the counts sum to
+            // `len`, asserted). So each index is written once, by this thread only, in bounds.
+            unsafe { out.write(next[d], key) };
+            next[d] += 1;
+        }
+        return;
+    }
+    let mid_rows = rows.len() / 2;
+    let (data_low, data_high) = data.split_at(mid_rows * block_len);
+    let (rows_low, rows_high) = rows.split_at(mid_rows);
+    crate::join(
+        || par_scatter(data_low, block_len, rows_low, out, shift),
+        || par_scatter(data_high, block_len, rows_high, out, shift),
+    );
+}
+
+/// Sorts buckets `first..last` (`data` and `other` cover exactly those buckets), in parallel.
+fn par_buckets<K: RadixKey>(
+    data: &mut [K],
+    other: &mut [K],
+    starts: &[usize; 257],
+    first: usize,
+    last: usize,
+    result_in_other: bool,
+    tuning: &Tuning,
+) {
+    let base = starts[first];
+    if last - first == 1 || data.len() <= tuning.radix_parallel_below {
+        for bucket in first..last {
+            poll_scheduler();
+            let range = starts[bucket] - base..starts[bucket + 1] - base;
+            par_radix(
+                &mut data[range.clone()],
+                &mut other[range],
+                result_in_other,
+                tuning,
+            );
+        }
+        return;
+    }
+    // Split where the keys, not the buckets, halve.
+    let half = base + data.len() / 2;
+    let mid = (first + 1..last)
+        .find(|&b| starts[b] >= half)
+        .unwrap_or(last - 1);
+    let (data_low, data_high) = data.split_at_mut(starts[mid] - base);
+    let (other_low, other_high) = other.split_at_mut(starts[mid] - base);
+    crate::join(
+        || {
+            par_buckets(
+                data_low,
+                other_low,
+                starts,
+                first,
+                mid,
+                result_in_other,
+                tuning,
+            )
+        },
+        || {
+            par_buckets(
+                data_high,
+                other_high,
+                starts,
+                mid,
+                last,
+                result_in_other,
+                tuning,
+            )
+        },
+    );
+}
+
+fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
+    if from.len() <= tuning.radix_parallel_below {
+        poll_scheduler();
+        to.copy_from_slice(from);
+        return;
+    }
+    let mid = from.len() / 2;
+    let (to_low, to_high) = to.split_at_mut(mid);
+    crate::join(
+        || par_copy(&from[..mid], to_low, tuning),
+        || par_copy(&from[mid..], to_high, tuning),
+    );
+}
+
+/// `par_radix` for one thread, on at most `u32::MAX` keys.
+///
+/// The digit is up to 12 bits wide, about `log2(len)` bits: a 4,000-key bucket spreads into
+/// 4,096 sub-buckets of about one key each, which costs one pass instead of a further 8-bit
+/// pass plus insertion sorts.
+fn sequential_radix<K: RadixKey>(
+    data: &mut [K],
+    other: &mut [K],
+    result_in_other: bool,
+    tuning: &Tuning,
+) {
+    let len = data.len();
+    debug_assert!(len <= u32::MAX as usize);
+    if len <= tuning.radix_small {
+        data.sort_unstable();
+        if result_in_other {
+            other.copy_from_slice(data);
+        }
+        return;
+    }
+    let (or, and) = data.iter().fold((0, u64::MAX), |(or, and), k| {
+        (or | k.bits(), and & k.bits())
+    });
+    let differing = or & !and;
+    if differing == 0 {
+        if result_in_other {
+            other.copy_from_slice(data);
+        }
+        return;
+    }
+    // At least as many buckets as keys up to 4,096 keys (then nearly every bucket holds 0 or
+    // 1 key); above, 8 bits, and the next level finishes. Buckets of ~15 keys left to
+    // insertion sort cost twice what std's sort costs (branch mispredictions), measured.
+    let width = if len > 4096 {
+        8
+    } else {
+        (usize::BITS - len.leading_zeros()).clamp(4, 12)
+    };
+    let high_bit = 63 - differing.leading_zeros();
+    let shift = (high_bit + 1).saturating_sub(width);
+    let mask = (1u64 << width) - 1;
+    let buckets = 1usize << width;
+    // Zeroing 16 KiB for a 20-key bucket would cost more than sorting it: size the table.
+    let mut small_bounds = [0u32; 256];
+    let mut large_bounds;
+    let bounds: &mut [u32] = if buckets <= 256 {
+        &mut small_bounds[..buckets]
+    } else {
+        large_bounds = [0u32; 4096];
+        &mut large_bounds[..buckets]
+    };
+    for &key in data.iter() {
+        bounds[((key.bits() >> shift) & mask) as usize] += 1;
+    }
+    let mut next = 0;
+    for bound in bounds.iter_mut() {
+        let count = *bound;
+        *bound = next;
+        next += count;
+    }
+    for &key in data.iter() {
+        let d = ((key.bits() >> shift) & mask) as usize;
+        // Indexing is checked: the compiler cannot see `bounds[d] < len`.
+        other[bounds[d] as usize] = key;
+        bounds[d] += 1;
+    }
+    // Now `bounds[d]` is the end of bucket `d`. Within a bucket all differing bits lie below
+    // `shift`, so the recursion is at most 64 / 4 deep, and in practice 2 or 3.
+    let mut start = 0;
+    for &end in bounds.iter() {
+        let range = start..end as usize;
+        start = end as usize;
+        match range.len() {
+            0 => {}
+            1 => {
+                if !result_in_other {
+                    data[range.start] = other[range.start];
+                }
+            }
+            _ => sequential_radix(
+                &mut other[range.clone()],
+                &mut data[range],
+                !result_in_other,
+                tuning,
+            ),
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! Unit tests with tiny thresholds, so that small inputs reach every parallel and unsafe path
+//! (merge, copy back, rotation, radix histogram/scatter, gather). Sized for Miri under
+//! `cfg(miri)`: `cargo +nightly miri test --lib slice::sort`.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use super::*;
+
+/// Every threshold at its smallest, and many leaves per thread.
+const TINY: Tuning = Tuning {
+    sequential_below: 0,
+    leaves_per_thread: 8,
+    min_leaf_len: 2,
+    merge_sequential_below: 4,
+    copy_sequential_bytes: 16,
+    radix_parallel_below: 8,
+    radix_small: 3,
+    radix_blocks_per_thread: 2,
+};
+
+/// Lengths to try: all small ones, then a few larger.
+fn lengths() -> Vec<usize> {
+    if cfg!(miri) {
+        vec![0, 1, 2, 3, 5, 9, 17, 40]
+    } else {
+        let mut lengths: Vec<usize> = (0..=70).collect();
+        lengths.extend([100, 127, 128, 129, 255, 256, 1000, 4097, 20_000]);
+        lengths
+    }
+}
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// Input patterns over `0..modulus`-ish values.
+fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
+    let mut rng = Rng(seed | 1);
+    let random: Vec<u64> = (0..len).map(|_| rng.next()).collect();
+    let few: Vec<u64> = (0..len).map(|_| rng.next() % 4).collect();
+    let sorted: Vec<u64> = (0..len as u64).collect();
+    let reversed: Vec<u64> = (0..len as u64).rev().collect();
+    let sawtooth: Vec<u64> = (0..len as u64).map(|i| i % 7).collect();
+    let organ: Vec<u64> = (0..len as u64)
+        .map(|i| {
+            if 2 * i < len as u64 {
+                i
+            } else {
+                len as u64 - i
+            }
+        })
+        .collect();
+    let equal = vec![42u64; len];
+    let high_bits: Vec<u64> = (0..len)
+        .map(|_| rng.next() & 0xf000_0000_0000_0f0f)
+        .collect();
+    vec![
+        ("random", random),
+        ("few", few),
+        ("sorted", sorted),
+        ("reversed", reversed),
+        ("sawtooth", sawtooth),
+        ("organ", organ),
+        ("equal", equal),
+        ("high_bits", high_bits),
+    ]
+}
+
+#[test]
+fn comparison_sorts_match_std() {
+    for len in lengths() {
+        for (name, input) in patterns(len, len as u64 + 7) {
+            // (key, index) pairs: with few distinct keys, stability is visible.
+            let pairs: Vec<(u64, usize)> = input
+                .iter()
+                .map(|&x| (x % 5, 0))
+                .enumerate()
+                .map(|(i, (k, _))| (k, i))
+                .collect();
+            let by_key = |a: &(u64, usize), b: &(u64, usize)| a.0.cmp(&b.0);
+            let mut expected = pairs.clone();
+            expected.sort_by(by_key);
+
+            let mut stable = pairs.clone();
+            par_sort_by_with(&mut stable, &by_key, true, &TINY);
+            assert_eq!(stable, expected, "stable {name} {len}");
+
+            let mut unstable = pairs.clone();
+            par_sort_by_with(&mut unstable, &by_key, false, &TINY);
+            let keys: Vec<u64> = unstable.iter().map(|p| p.0).collect();
+            let expected_keys: Vec<u64> = expected.iter().map(|p| p.0).collect();
+            assert_eq!(keys, expected_keys, "unstable {name} {len}");
+            unstable.sort();
+            assert_eq!(
+                unstable,
+                pairs
+                    .iter()
+                    .copied()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect::<Vec<_>>()
+            );
+
+            // Keys that need dropping take the cached-key leaves.
+            let mut by_string = pairs.clone();
+            par_sort_by_key_with(
+                &mut by_string,
+                &|p: &(u64, usize)| p.0.to_string(),
+                true,
+                &TINY,
+            );
+            assert_eq!(by_string, expected, "by String key {name} {len}");
+
+            // Non-primitive natural order goes to the merge sort too.
+            let mut wrapped: Vec<(u64,)> = input.iter().map(|&x| (x,)).collect();
+            let mut expected_wrapped = wrapped.clone();
+            expected_wrapped.sort();
+            par_sort_unstable_with(&mut wrapped, &TINY);
+            assert_eq!(wrapped, expected_wrapped, "wrapped {name} {len}");
+        }
+    }
+}
+
+fn check_radix<K: RadixLike>(len: usize) {
+    for (name, input) in patterns(len, 3 * len as u64 + 1) {
+        let mut keys: Vec<K> = input.iter().map(|&x| K::from_u64(x)).collect();
+        let mut expected = keys.clone();
+        expected.sort();
+        par_sort_with(&mut keys, &TINY);
+        assert_eq!(
+            keys,
+            expected,
+            "radix stable {} {name} {len}",
+            std::any::type_name::<K>()
+        );
+        let mut keys: Vec<K> = input.iter().map(|&x| K::from_u64(x)).collect();
+        par_sort_unstable_with(&mut keys, &TINY);
+        assert_eq!(
+            keys,
+            expected,
+            "radix unstable {} {name} {len}",
+            std::any::type_name::<K>()
+        );
+    }
+}
+
+trait RadixLike: Ord + Copy + std::fmt::Debug + Send {
+    fn from_u64(x: u64) -> Self;
+}
+
+macro_rules! radix_like {
+    ($($t:ty),*) => {$(
+        impl RadixLike for $t {
+            fn from_u64(x: u64) -> Self {
+                x as $t
+            }
+        }
+    )*};
+}
+radix_like!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl RadixLike for char {
+    fn from_u64(x: u64) -> Self {
+        char::from_u32((x % 0x10_ffff) as u32).unwrap_or('?')
+    }
+}
+
+#[test]
+fn radix_sorts_match_std() {
+    for len in lengths() {
+        check_radix::<u64>(len);
+        check_radix::<i64>(len);
+        check_radix::<i32>(len);
+        check_radix::<char>(len);
+        if !cfg!(miri) {
+            check_radix::<u8>(len);
+            check_radix::<i8>(len);
+            check_radix::<u16>(len);
+            check_radix::<i16>(len);
+            check_radix::<u32>(len);
+            check_radix::<usize>(len);
+            check_radix::<isize>(len);
+        }
+    }
+}
+
+#[test]
+fn radix_recognises_only_primitives() {
+    assert!(radix::try_radix_sort(&mut [3u64, 1, 2], &TINY));
+    assert!(radix::try_radix_sort(&mut ['b', 'a'], &TINY));
+    assert!(!radix::try_radix_sort(&mut [(3u64,), (1,)], &TINY));
+    assert!(!radix::try_radix_sort(&mut [&3u64, &1], &TINY));
+    let text = String::from("x");
+    let borrowed: &str = &text;
+    assert!(!radix::try_radix_sort(&mut [borrowed, borrowed], &TINY));
+}
+
+#[test]
+fn cached_key_matches_std() {
+    for len in lengths() {
+        let mut rng = Rng(len as u64 + 99);
+        let input: Vec<(u64, String)> =
+            (0..len).map(|i| (rng.next() % 6, format!("{i}"))).collect();
+        let mut expected = input.clone();
+        expected.sort_by_cached_key(|x| x.0);
+        let mut got = input.clone();
+        par_sort_by_cached_key_with(&mut got, &|x: &(u64, String)| x.0, &TINY);
+        assert_eq!(got, expected, "{len}");
+    }
+}
+
+/// An element that counts drops and comparisons made on it.
+#[derive(Debug)]
+struct Tracked<'a> {
+    key: u64,
+    id: usize,
+    /// Times the comparator saw this element; its latest state.
+    seen: Cell<usize>,
+    drops: &'a AtomicUsize,
+}
+
+impl Drop for Tracked<'_> {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Relaxed);
+    }
+}
+
+/// Runs `sort` with a comparator that panics at call `panic_at` (never if `usize::MAX`) and
+/// answers randomly if `random`; checks permutation, latest state and drops.
+#[allow(clippy::type_complexity)] // `sort` is the sort under test, given slice and comparator
+fn check_panic_and_state(
+    len: usize,
+    panic_at: usize,
+    random: bool,
+    sort: &dyn Fn(&mut [Tracked<'_>], &(dyn Fn(&Tracked<'_>, &Tracked<'_>) -> Ordering + Sync)),
+) {
+    let drops = AtomicUsize::new(0);
+    let calls = AtomicUsize::new(0);
+    let mut rng = Rng((len as u64 * 31).wrapping_add(panic_at as u64));
+    let mut v: Vec<Tracked<'_>> = (0..len)
+        .map(|id| Tracked {
+            key: rng.next() % 8,
+            id,
+            seen: Cell::new(0),
+            drops: &drops,
+        })
+        .collect();
+    let answers = Mutex::new(Rng((panic_at as u64).wrapping_add(5)));
+    let compare = |a: &Tracked<'_>, b: &Tracked<'_>| {
+        let call = calls.fetch_add(1, Relaxed);
+        a.seen.set(a.seen.get() + 1);
+        b.seen.set(b.seen.get() + 1);
+        if call == panic_at {
+            panic!("comparator panic at call {call}");
+        }
+        if random {
+            match answers.lock().unwrap().next() % 3 {
+                0 => Ordering::Less,
+                1 => Ordering::Equal,
+                _ => Ordering::Greater,
+            }
+        } else {
+            a.key.cmp(&b.key)
+        }
+    };
+    let result = panic::catch_unwind(AssertUnwindSafe(|| sort(&mut v, &compare)));
+    let made = calls.load(Relaxed);
+    assert_eq!(
+        result.is_err(),
+        panic_at < made,
+        "len {len} panic_at {panic_at}"
+    );
+    let mut ids: Vec<usize> = v.iter().map(|t| t.id).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (0..len).collect::<Vec<_>>(),
+        "not a permutation: len {len} panic_at {panic_at}"
+    );
+    // Each call marks two elements; a stale copy in the slice would lose marks.
+    let seen: usize = v.iter().map(|t| t.seen.get()).sum();
+    assert_eq!(
+        seen,
+        2 * made,
+        "an element lost its latest state: len {len} panic_at {panic_at}"
+    );
+    if result.is_ok() && !random {
+        assert!(v.windows(2).all(|w| w[0].key <= w[1].key));
+    }
+    assert_eq!(drops.load(Relaxed), 0);
+    drop(v);
+    assert_eq!(
+        drops.load(Relaxed),
+        len,
+        "drops: len {len} panic_at {panic_at}"
+    );
+}
+
+fn panic_lengths() -> Vec<usize> {
+    if cfg!(miri) {
+        vec![0, 1, 2, 5, 17, 33]
+    } else {
+        vec![0, 1, 2, 3, 5, 8, 17, 40, 100, 300]
+    }
+}
+
+#[test]
+fn comparator_panics_are_safe() {
+    for len in panic_lengths() {
+        // Up to a little past the number of calls a full sort makes; Miri tries about 12 points.
+        let limit = 4 * len * (usize::BITS - len.leading_zeros()) as usize + 4;
+        let stride = if cfg!(miri) { (limit / 12).max(1) } else { 1 };
+        let mut panic_at = 0;
+        while panic_at < limit {
+            for stable in [true, false] {
+                check_panic_and_state(len, panic_at, false, &|v, compare| {
+                    par_sort_by_with(v, &compare, stable, &TINY)
+                });
+            }
+            panic_at += stride;
+        }
+    }
+}
+
+#[test]
+fn random_comparators_are_safe() {
+    for len in panic_lengths() {
+        for stable in [true, false] {
+            check_panic_and_state(len, usize::MAX, true, &|v, compare| {
+                par_sort_by_with(v, &compare, stable, &TINY)
+            });
+        }
+    }
+}
+
+#[test]
+fn cached_key_panics_are_safe() {
+    for len in panic_lengths() {
+        for panic_at in 0..len + 1 {
+            let drops = AtomicUsize::new(0);
+            let calls = AtomicUsize::new(0);
+            let mut v: Vec<Tracked<'_>> = (0..len)
+                .map(|id| Tracked {
+                    key: (id % 3) as u64,
+                    id,
+                    seen: Cell::new(0),
+                    drops: &drops,
+                })
+                .collect();
+            let key = |t: &Tracked<'_>| {
+                if calls.fetch_add(1, Relaxed) == panic_at {
+                    panic!("key panic");
+                }
+                t.seen.set(t.seen.get() + 1);
+                format!("{}", t.key)
+            };
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                par_sort_by_cached_key_with(&mut v, &key, &TINY)
+            }));
+            assert_eq!(result.is_err(), panic_at < len);
+            let mut ids: Vec<usize> = v.iter().map(|t| t.id).collect();
+            ids.sort_unstable();
+            assert_eq!(ids, (0..len).collect::<Vec<_>>());
+            let seen: usize = v.iter().map(|t| t.seen.get()).sum();
+            // Other tasks may go on computing keys after one panicked: every call but the
+            // panicking one left its mark.
+            assert_eq!(seen, calls.load(Relaxed) - result.is_err() as usize);
+            if result.is_ok() {
+                assert!(v
+                    .windows(2)
+                    .all(|w| (w[0].key, w[0].id) < (w[1].key, w[1].id)));
+            }
+            drop(v);
+            assert_eq!(drops.load(Relaxed), len);
+        }
+    }
+}
+
+#[test]
+fn zero_sized_elements() {
+    let mut v = vec![(); 100];
+    par_sort_by_with(&mut v, &|a: &(), b: &()| a.cmp(b), true, &TINY);
+    par_sort_by_with(&mut v, &|a: &(), b: &()| a.cmp(b), false, &TINY);
+    par_sort_by_cached_key_with(&mut v, &|_: &()| 1u8, &TINY);
+    assert_eq!(v.len(), 100);
+}
