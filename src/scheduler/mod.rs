@@ -132,7 +132,6 @@ where
 /// asked for work or the heartbeat says a sleeping worker should be woken to share it. Cheap
 /// on the fast path (a countdown and one relaxed load); the driver calls it between chunks.
 #[inline]
-#[allow(dead_code)] // until the iterator driver lands
 pub(crate) fn split_wanted() -> bool {
     let seat = current_seat();
     if seat.is_null() {

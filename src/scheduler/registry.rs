@@ -36,7 +36,6 @@ pub(crate) const MAX_FRAMES: usize = 64;
 /// notices its ~100 us period within a microsecond or two.
 const JOINS_PER_CLOCK_READ: u32 = 512;
 /// What a `split_wanted` call (one chunk of the iterator driver) counts for, in joins.
-#[allow(dead_code)]
 pub(crate) const SPLIT_CHECK_WEIGHT: u32 = 32;
 
 /// Guest seats in the global registry (threads outside the pool running parallel work at the
@@ -195,7 +194,6 @@ impl Seat {
     /// For the iterator driver: poll, and if work should be split, make sure the next join
     /// promotes (and wakes a sleeper if the heartbeat asked for it). Owner only.
     #[inline]
-    #[allow(dead_code)]
     pub(crate) unsafe fn split_wanted(&self) -> bool {
         // SAFETY: owner-only by contract.
         if !unsafe { self.poll(SPLIT_CHECK_WEIGHT) } {
