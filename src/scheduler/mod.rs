@@ -140,3 +140,21 @@ pub(crate) fn split_wanted() -> bool {
     // SAFETY: our own seat.
     unsafe { (*seat).split_wanted() }
 }
+
+/// Takes the heartbeat check now: for code about to run a long stretch of work without joins
+/// (a sequential sort of a large piece), which would otherwise not reach the scheduler's
+/// countdown-gated check until that work is done. Reads the clock once; promotes the oldest
+/// recorded join frame (and wakes a sleeper) if an idle thread asked for work or a heartbeat
+/// is due.
+#[inline]
+pub(crate) fn poll_now() {
+    let seat = current_seat();
+    if seat.is_null() {
+        return;
+    }
+    // SAFETY: our own seat.
+    unsafe {
+        (*seat).local().countdown.set(0);
+        (*seat).on_poll();
+    }
+}

@@ -80,20 +80,14 @@ impl Tuning {
 /// a sequential merge, one block of a radix pass), each of which takes tens to hundreds of
 /// microseconds.
 ///
-/// The scheduler promotes a recorded join (makes it stealable) only when it polls, at a join or
-/// at `split_wanted`, and reads its heartbeat clock only once per 512 joins' worth of polls
-/// (`split_wanted` counts for 32). Our pieces are coarse, so one piece counts as a full clock
-/// read: up to 16 polls. When one says work is wanted, an empty join makes the scheduler
-/// promote its oldest recorded join, which holds the most work (the other half of the sort).
-/// Costs a few nanoseconds per piece.
+/// The scheduler promotes a recorded join (makes it stealable) only when it polls, and reads
+/// its heartbeat clock only once per 512 joins' worth of polls; a coarse sequential piece makes
+/// no polls at all. So before each piece we ask it to poll now (one clock read, a few ns): if an
+/// idle thread wants work or a heartbeat is due, it promotes its oldest recorded join, which
+/// holds the most work (the other half of the sort).
 #[inline]
 pub(super) fn poll_scheduler() {
-    for _ in 0..16 {
-        if crate::scheduler::split_wanted() {
-            crate::join(|| (), || ());
-            return;
-        }
-    }
+    crate::scheduler::poll_now();
 }
 
 /// `par_sort`: stable, natural order.
