@@ -120,6 +120,39 @@ fn deep_panics_inside_recursion_leave_pool_usable() {
     assert_eq!(p.install(|| fib(18)), 2584);
 }
 
+/// Past the first few levels (and past 64) joins skip recording their frame: at every depth
+/// `b` must still run exactly once after `a` panics, and the panic must reach the caller.
+#[test]
+fn deep_joins_run_b_once_after_a_panics() {
+    fn chain(n: u32, b_runs: &AtomicUsize, drops: &AtomicUsize) -> u32 {
+        if n == 0 {
+            panic!("bottom");
+        }
+        let guard = DropCounter(drops);
+        let (a, b) = blitz_par::join(
+            || chain(n - 1, b_runs, drops),
+            move || {
+                let _guard = guard;
+                b_runs.fetch_add(1, Ordering::SeqCst);
+                1
+            },
+        );
+        a + b
+    }
+    for threads in [1, 2] {
+        let p = pool(threads);
+        for n in [1, 5, 9, 20, 70, 100] {
+            let b_runs = AtomicUsize::new(0);
+            let drops = AtomicUsize::new(0);
+            let r = catch_unwind(AssertUnwindSafe(|| p.install(|| chain(n, &b_runs, &drops))));
+            assert_eq!(*r.unwrap_err().downcast::<&str>().unwrap(), "bottom");
+            assert_eq!(b_runs.load(Ordering::SeqCst), n as usize);
+            assert_eq!(drops.load(Ordering::SeqCst), n as usize);
+        }
+        assert_eq!(p.install(|| fib(20)), 6765);
+    }
+}
+
 struct DropCounter<'a>(&'a AtomicUsize);
 impl Drop for DropCounter<'_> {
     fn drop(&mut self) {

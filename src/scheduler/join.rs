@@ -11,7 +11,7 @@
 use super::job::JobHeader;
 use super::job::JobRef;
 use super::latch::SpinLatch;
-use super::registry::{current_seat, FrameHead, Seat, MAX_FRAMES};
+use super::registry::{current_seat, FrameHead, Seat};
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -149,6 +149,11 @@ where
 {
     // SAFETY: our own seat, by contract.
     let local = unsafe { seat.local() };
+    let depth = local.depth.get();
+    if depth >= local.record_below.get() {
+        // SAFETY: our own seat, by contract.
+        return unsafe { join_unrecorded(seat, a, b) };
+    }
     let frame = JoinFrame::<B, RB> {
         head: FrameHead {
             header: JobHeader {
@@ -159,12 +164,9 @@ where
         func: UnsafeCell::new(ManuallyDrop::new(b)),
         result: UnsafeCell::new(MaybeUninit::uninit()),
     };
-    let depth = local.depth.get();
-    if depth < MAX_FRAMES {
-        // Derived from the whole frame (not `&frame.head`): a thief reaches `func` and
-        // `result` through this pointer.
-        local.frames[depth].set((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>());
-    }
+    // Derived from the whole frame (not `&frame.head`): a thief reaches `func` and `result`
+    // through this pointer. `depth < record_below <= MAX_FRAMES`.
+    local.frames[depth].set((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>());
     local.depth.set(depth + 1);
     // SAFETY: our own seat.
     if unsafe { seat.poll(1) } {
@@ -177,8 +179,8 @@ where
         Err(payload) => unsafe { a_panicked(seat, depth, &frame, payload) },
     };
     local.depth.set(depth);
-    if depth < local.promoted.get() {
-        local.promoted.set(depth);
+    if depth < local.promoted() {
+        local.set_promoted(depth);
         // SAFETY: our own seat; the frame was promoted.
         let rb = unsafe { join_promoted(seat, &frame) };
         return (ra, rb);
@@ -187,6 +189,42 @@ where
     // SAFETY: `func` is taken exactly once, here.
     let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
     (ra, b(FnContext { migrated: false }))
+}
+
+/// A join too deep to record (`RECORD_WINDOW` recorded frames wait unpromoted above it): it
+/// still polls, so that requests and the heartbeat promote the outer frames, but `b` is never
+/// visible to another thread and simply runs after `a`.
+///
+/// # Safety
+/// `seat` is the calling thread's own seat.
+#[inline(always)]
+unsafe fn join_unrecorded<A, B, RA, RB>(seat: &Seat, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+{
+    // SAFETY: our own seat, by contract.
+    if unsafe { seat.poll(1) } {
+        // SAFETY: our own seat.
+        unsafe { seat.on_poll() };
+    }
+    let ra = match catch_unwind(AssertUnwindSafe(move || a(FnContext { migrated: false }))) {
+        Ok(ra) => ra,
+        Err(payload) => b_then_resume(b, payload),
+    };
+    (ra, b(FnContext { migrated: false }))
+}
+
+/// `a` of an unrecorded join panicked: run `b` anyway, then propagate `a`'s panic.
+#[cold]
+#[inline(never)]
+fn b_then_resume<B, RB>(b: B, payload: Box<dyn std::any::Any + Send>) -> !
+where
+    B: FnOnce(FnContext) -> RB,
+{
+    // `b`'s own panic, if any, loses to `a`'s.
+    let _ = catch_unwind(AssertUnwindSafe(move || b(FnContext { migrated: false })));
+    resume_unwind(payload)
 }
 
 /// The frame was promoted: take `b` back if no thief has it, else wait for the thief.
@@ -246,8 +284,8 @@ where
     // Frames opened inside `a` restored the depth as they unwound.
     local.depth.set(depth);
     let run_b = AssertUnwindSafe(|| {
-        if depth < local.promoted.get() {
-            local.promoted.set(depth);
+        if depth < local.promoted() {
+            local.set_promoted(depth);
             // SAFETY: promoted and unresolved.
             drop(unsafe { join_promoted(seat, frame) });
         } else {

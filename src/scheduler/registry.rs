@@ -27,9 +27,14 @@ use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-/// How many join frames per seat can be promoted. Frames deeper than this run their second
-/// closure inline; they are small (64 levels below a frame that can be stolen).
+/// How many join frames per seat can be recorded (and so promoted). A join opened while this
+/// many are recorded runs unrecorded (see `RECORD_WINDOW`).
 pub(crate) const MAX_FRAMES: usize = 64;
+
+/// A join is recorded only while fewer than this many recorded frames wait unpromoted: the
+/// outermost ones, which promotion takes first. Deeper joins skip the bookkeeping (they still
+/// poll), which makes most joins of a deep recursion as cheap as two calls plus a countdown.
+pub(crate) const RECORD_WINDOW: usize = 8;
 
 /// Joins between two reads of the clock for the heartbeat. A join costs 1-3 ns and the clock
 /// about 7 ns, so 512 keeps the clock under 1% of join overhead while the heartbeat still
@@ -64,10 +69,13 @@ impl FrameHead {
 
 /// Owner-only state of a seat.
 pub(crate) struct Local {
-    /// Number of join frames open on this thread's stack (recorded or not).
+    /// Number of recorded join frames open on this thread's stack (`frames[..depth]`).
     pub(crate) depth: Cell<usize>,
     /// Frames `[0, promoted)` have been pushed on the deque; always a prefix.
-    pub(crate) promoted: Cell<usize>,
+    promoted: Cell<usize>,
+    /// `min(promoted + RECORD_WINDOW, MAX_FRAMES)`: a join records its frame iff
+    /// `depth < record_below`.
+    pub(crate) record_below: Cell<usize>,
     pub(crate) countdown: Cell<u32>,
     last_beat: Cell<u64>,
     beat_pending: Cell<bool>,
@@ -80,12 +88,27 @@ impl Local {
         Local {
             depth: Cell::new(0),
             promoted: Cell::new(0),
+            record_below: Cell::new(RECORD_WINDOW),
             countdown: Cell::new(JOINS_PER_CLOCK_READ),
             last_beat: Cell::new(0),
             beat_pending: Cell::new(false),
             rng: Cell::new(seed | 1),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
         }
+    }
+
+    /// Frames `[0, promoted)` have been pushed on the deque.
+    #[inline]
+    pub(crate) fn promoted(&self) -> usize {
+        self.promoted.get()
+    }
+
+    /// Sets the promoted prefix, and with it the recording limit.
+    #[inline]
+    pub(crate) fn set_promoted(&self, promoted: usize) {
+        self.promoted.set(promoted);
+        self.record_below
+            .set((promoted + RECORD_WINDOW).min(MAX_FRAMES));
     }
 
     /// Restart the heartbeat clock (new busy period).
@@ -246,13 +269,13 @@ impl Seat {
     /// # Safety
     /// Owner only; `local` is this seat's.
     unsafe fn promote_oldest(&self, local: &Local, wake: bool) {
-        let index = local.promoted.get();
-        if index >= local.depth.get().min(MAX_FRAMES) {
+        let index = local.promoted();
+        if index >= local.depth.get() {
             return;
         }
         let frame = local.frames[index].get();
-        local.promoted.set(index + 1);
-        // SAFETY: frames [promoted, min(depth, MAX)) are live join frames on this thread's
+        local.set_promoted(index + 1);
+        // SAFETY: frames [promoted, depth) are live recorded join frames on this thread's
         // stack, recorded by `join`; nobody else can see this one before the push below.
         unsafe {
             (*(*frame).latch.get()).write(SpinLatch::new(&self.sleep_word));
@@ -668,7 +691,7 @@ impl Registry {
         // SAFETY: we just claimed the seat, so this thread is its only occupant.
         let local = unsafe { seat.local() };
         local.depth.set(0);
-        local.promoted.set(0);
+        local.set_promoted(0);
         local.reset_heartbeat();
         local.beat_pending.set(false);
         seat.split_request.store(false, Ordering::Relaxed);
