@@ -1,7 +1,8 @@
 //! Fork-join overhead: blitz-par vs rayon vs chili vs a sequential recursion, same run.
 //!
 //! - sum over a 1023-node binary tree with a join at every node;
-//! - the same over a 16,777,215-node tree;
+//! - the same over a 16,777,215-node tree, plus two plain threads splitting it at the root
+//!   (the best any library can do on 2 cores);
 //! - fib(27) with a join at every call.
 //!
 //! Idle CPU and bursty-load CPU are measured by `benches/idle.rs` (they need CPU time, not
@@ -120,6 +121,15 @@ fn fib_chili(n: u64, s: &mut chili::Scope<'_>) -> u64 {
     a + b
 }
 
+/// Left-first sum with the root's two subtrees summed on two std threads.
+fn sum_two_threads(node: &Node) -> u64 {
+    std::thread::scope(|s| {
+        let right = s.spawn(|| node.right.as_deref().map_or(0, sum_seq));
+        let left = node.left.as_deref().map_or(0, sum_seq);
+        node.val + left + right.join().unwrap()
+    })
+}
+
 fn trees(c: &mut Criterion) {
     let chili_pool = chili::ThreadPool::new();
     for layers in [10usize, 24] {
@@ -145,6 +155,13 @@ fn trees(c: &mut Criterion) {
             let mut scope = chili_pool.scope();
             group.bench_function(BenchmarkId::new("chili/left-first", nodes), |b| {
                 b.iter(|| assert_eq!(sum_chili_lf(black_box(&tree), &mut scope), nodes))
+            });
+        }
+        if layers > 20 {
+            // The machine's own limit for two cores: two plain threads, one per subtree of the
+            // root, no scheduler at all. On 2 cores no fork-join library can beat this.
+            group.bench_function(BenchmarkId::new("two-threads/left-first", nodes), |b| {
+                b.iter(|| assert_eq!(sum_two_threads(black_box(&tree)), nodes))
             });
         }
         // Right-first traversal (what chili's `join(left, right)` does).
