@@ -96,5 +96,19 @@ fn small_join_scope_spawn() {
         assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
         let r = std::panic::catch_unwind(|| super::join(|| 1, || -> i32 { panic!("b") }));
         assert!(r.is_err());
+        // Deeper than the recording window: unrecorded joins, with and without a panic.
+        assert_eq!(pool.install(|| chain(12, false)), 78);
+        let r = std::panic::catch_unwind(|| pool.install(|| chain(12, true)));
+        assert!(r.is_err());
     }
+}
+
+/// A chain of nested joins `n` deep (`b` returns its level); panics at the bottom if asked.
+fn chain(n: u32, panic_at_bottom: bool) -> u32 {
+    if n == 0 {
+        assert!(!panic_at_bottom, "bottom");
+        return 0;
+    }
+    let (a, b) = super::join(|| chain(n - 1, panic_at_bottom), || n);
+    a + b
 }
