@@ -1,5 +1,5 @@
 //! Parallel MSD radix sort for slices of primitive integers (and `char`), sorted by their
-//! natural order.
+//! natural order, and of floats sorted by `total_cmp`.
 //!
 //! For these types equal elements are bit-identical, so a stable and an unstable sort give the
 //! same result and one algorithm serves `par_sort` and `par_sort_unstable`. There is no user
@@ -7,8 +7,11 @@
 //! buffer can be used ping-pong style.
 //!
 //! One radix step: compute which bits differ anywhere in the (sub)slice (OR and AND of all
-//! keys); take the 8 highest differing bits as the digit; histogram; scatter into the other
-//! buffer; recurse into each of the 256 buckets with the buffers' roles swapped. Skipping the
+//! keys); take the highest differing bits as the digit (8 to 12 of them, so that a parallel
+//! pass leaves buckets of about 4,096 keys, which one sequential pass finishes); histogram;
+//! scatter into the other buffer; recurse into each bucket with the buffers' roles swapped.
+//! When a sequential pass leaves no bucket above 16 keys, one insertion sort over the whole
+//! range finishes it instead of visiting every bucket. Skipping the
 //! bits that do not differ makes small ranges (indices, few distinct values, sawtooth) cost
 //! few passes, and a bucket whose keys are all equal stops at once. Large slices do the
 //! histogram and the scatter in parallel over blocks (each block owns one row of counts, so
@@ -23,18 +26,27 @@ use std::any::TypeId;
 use std::cmp::Ordering;
 use std::marker::PhantomData;
 
+use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 use crate::SyncPtr;
 
-/// A primitive whose natural order is the order of an unsigned integer of its bits.
-pub(super) trait RadixKey: Copy + Send + Sync + Ord + Default + 'static {
+/// A primitive whose order (natural, or `total_cmp` for floats) is the order of an unsigned
+/// integer of its bits.
+///
+/// # Safety
+///
+/// All-zero bytes must be a valid value (the scratch buffer starts zeroed), and `bits` must be
+/// injective (equal `bits` means identical keys, which is what lets one algorithm serve stable
+/// and unstable sorts).
+pub(super) unsafe trait RadixKey: Copy + Send + Sync + 'static {
     /// Order-preserving map to `u64`: `a < b` if and only if `a.bits() < b.bits()`.
     fn bits(self) -> u64;
 }
 
 macro_rules! unsigned_key {
     ($($t:ty),*) => {$(
-        impl RadixKey for $t {
+        // SAFETY: zero is a valid integer; widening is injective.
+        unsafe impl RadixKey for $t {
             #[inline(always)]
             fn bits(self) -> u64 {
                 self as u64
@@ -46,7 +58,8 @@ unsigned_key!(u8, u16, u32, u64, usize);
 
 macro_rules! signed_key {
     ($($t:ty => $u:ty),*) => {$(
-        impl RadixKey for $t {
+        // SAFETY: zero is a valid integer; flipping a bit and widening are injective.
+        unsafe impl RadixKey for $t {
             #[inline(always)]
             fn bits(self) -> u64 {
                 // Flipping the sign bit maps two's complement order onto unsigned order.
@@ -57,10 +70,32 @@ macro_rules! signed_key {
 }
 signed_key!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize);
 
-impl RadixKey for char {
+// SAFETY: '\0' is all-zero bytes; a `char`'s code point identifies it.
+unsafe impl RadixKey for char {
     #[inline(always)]
     fn bits(self) -> u64 {
         self as u64
+    }
+}
+
+// SAFETY: all-zero bytes are `0.0`; the map below is a bijection on bit patterns.
+unsafe impl RadixKey for f64 {
+    /// The order of `f64::total_cmp`: negative numbers (sign bit set) have all bits flipped, so
+    /// that a larger magnitude sorts lower; the rest get the sign bit set, above them all.
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        let bits = self.to_bits();
+        bits ^ (((bits as i64 >> 63) as u64) | (1 << 63))
+    }
+}
+
+// SAFETY: as for `f64`.
+unsafe impl RadixKey for f32 {
+    /// The order of `f32::total_cmp`, as for `f64`.
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        let bits = self.to_bits();
+        (bits ^ (((bits as i32 >> 31) as u32) | (1 << 31))) as u64
     }
 }
 
@@ -122,10 +157,35 @@ pub(super) fn try_radix_sort<T>(v: &mut [T], tuning: &Tuning) -> bool {
     false
 }
 
+/// Sorts `v` by radix if `T` is `f64` or `f32` and `compare` is `f64::total_cmp` or
+/// `f32::total_cmp` itself (the function item, as in `v.par_sort_unstable_by(f64::total_cmp)`);
+/// returns whether it did. A closure calling `total_cmp` has a type of its own and is not
+/// recognised. Equal under `total_cmp` means identical bits, so this serves stable sorts too.
+pub(super) fn try_radix_sort_by<T, F>(v: &mut [T], _compare: &F, tuning: &Tuning) -> bool {
+    /// The `TypeId` of a function item passed by value (a function item type names exactly
+    /// one function; `total_cmp` has no generic parameters, so its item type is `'static`).
+    fn item_type_id<G: 'static>(_: G) -> TypeId {
+        TypeId::of::<G>()
+    }
+    if is_type::<T, f64>() && type_id_of::<F>() == item_type_id(f64::total_cmp) {
+        // SAFETY: `T` is `f64` (see `type_id_of`), so this cast changes nothing.
+        let v = unsafe { &mut *(v as *mut [T] as *mut [f64]) };
+        radix_sort(v, tuning);
+        return true;
+    }
+    if is_type::<T, f32>() && type_id_of::<F>() == item_type_id(f32::total_cmp) {
+        // SAFETY: `T` is `f32`, as above.
+        let v = unsafe { &mut *(v as *mut [T] as *mut [f32]) };
+        radix_sort(v, tuning);
+        return true;
+    }
+    false
+}
+
 /// Sorts primitive keys (see the module documentation).
 pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     if v.len() <= tuning.radix_small {
-        v.sort_unstable();
+        v.sort_unstable_by_key(|k| k.bits());
         return;
     }
     match par_order(v, tuning) {
@@ -144,11 +204,19 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
         // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
         // std's stable sort finds and merges runs in about one pass each, fewer than a radix
         // sort makes. Stable, so the same result as ours.
-        super::merge::par_merge_sort(v, &K::cmp, &|leaf: &mut [K]| leaf.sort(), tuning);
+        super::merge::par_merge_sort(
+            v,
+            &|a: &K, b: &K| a.bits().cmp(&b.bits()),
+            &|leaf: &mut [K]| leaf.sort_by_key(|k| k.bits()),
+            tuning,
+        );
         return;
     }
-    let mut scratch = vec![K::default(); v.len()];
-    par_radix(v, &mut scratch, false, tuning);
+    let mut buffer = Scratch::<K>::zeroed(v.len());
+    // SAFETY: the buffer comes from `zeroed`, all-zero bytes are a valid `RadixKey` (a
+    // requirement of the trait), and keys are `Copy`.
+    let scratch = unsafe { buffer.as_init() };
+    par_radix(v, scratch, false, tuning);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -172,8 +240,8 @@ fn par_order<K: RadixKey>(v: &[K], tuning: &Tuning) -> Order {
 fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
     if v.len() <= tuning.radix_parallel_below {
         poll_scheduler();
-        let ascending = v.windows(2).all(|w| w[0] <= w[1]);
-        let descending = !ascending && v.windows(2).all(|w| w[0] >= w[1]);
+        let ascending = v.windows(2).all(|w| w[0].bits() <= w[1].bits());
+        let descending = !ascending && v.windows(2).all(|w| w[0].bits() >= w[1].bits());
         return (ascending, descending);
     }
     let mid = v.len() / 2;
@@ -182,7 +250,7 @@ fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
         || par_order_flags(low, tuning),
         || par_order_flags(high, tuning),
     );
-    let (last, first) = (low[low.len() - 1], high[0]);
+    let (last, first) = (low[low.len() - 1].bits(), high[0].bits());
     (
         low_ascending && high_ascending && last <= first,
         low_descending && high_descending && last >= first,
@@ -203,7 +271,7 @@ fn par_direction_changes<K: RadixKey>(v: &[K], cap: usize, tuning: &Tuning) -> u
         let mut changes = 0;
         let mut direction = Ordering::Equal;
         for pair in v.windows(2) {
-            let step = pair[0].cmp(&pair[1]);
+            let step = pair[0].bits().cmp(&pair[1].bits());
             if step != Ordering::Equal {
                 if direction != Ordering::Equal && step != direction {
                     changes += 1;
@@ -262,17 +330,46 @@ fn par_differing_bits<K: RadixKey>(v: &[K], tuning: &Tuning) -> u64 {
     or & !and
 }
 
-/// The shift of the 8-bit digit that holds the highest differing bit.
-#[inline]
-fn digit_shift(differing: u64) -> u32 {
-    debug_assert_ne!(differing, 0);
-    (63 - differing.leading_zeros()).saturating_sub(7)
+/// A digit: `width` bits of a key's `bits()`, starting at bit `shift`.
+#[derive(Clone, Copy)]
+struct Digit {
+    shift: u32,
+    mask: u64,
 }
 
-#[inline(always)]
-fn digit<K: RadixKey>(key: K, shift: u32) -> usize {
-    ((key.bits() >> shift) & 0xff) as usize
+impl Digit {
+    /// The digit of `width` bits whose highest bit is the highest bit in `differing`.
+    fn highest(differing: u64, width: u32) -> Digit {
+        debug_assert_ne!(differing, 0);
+        let high_bit = 63 - differing.leading_zeros();
+        Digit {
+            shift: (high_bit + 1).saturating_sub(width),
+            mask: (1u64 << width) - 1,
+        }
+    }
+
+    fn buckets(self) -> usize {
+        self.mask as usize + 1
+    }
+
+    #[inline(always)]
+    fn of<K: RadixKey>(self, key: K) -> usize {
+        ((key.bits() >> self.shift) & self.mask) as usize
+    }
 }
+
+/// The width of a parallel pass's digit: enough buckets that they come out at most about
+/// `SEQUENTIAL_FINAL_LEN` keys (which `sequential_radix` finishes in one pass), between 8 and
+/// 12 bits. A 12-bit pass writes 4,096 streams; with huge pages backing the scratch buffer
+/// their TLB entries fit, and one wide pass costs less than a second pass over memory
+/// (measured on 10M keys: two passes over memory instead of three).
+fn parallel_digit_width(len: usize) -> u32 {
+    let buckets_wanted = len.div_ceil(SEQUENTIAL_FINAL_LEN);
+    (usize::BITS - buckets_wanted.leading_zeros()).clamp(8, 12)
+}
+
+/// `sequential_radix` sorts this many keys with one pass of its widest digit.
+const SEQUENTIAL_FINAL_LEN: usize = 4096;
 
 /// Sorts `data`, using `other` (same length) as scratch; the sorted keys end up in `other` if
 /// `result_in_other`, else in `data`. Parallel for large slices.
@@ -290,7 +387,8 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
         }
         return;
     }
-    let shift = digit_shift(differing);
+    let digit = Digit::highest(differing, parallel_digit_width(len));
+    let buckets = digit.buckets();
 
     // One row of counts per block; a block is a contiguous piece of `data`.
     let threads = crate::current_num_threads().max(1);
@@ -298,82 +396,88 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
         .div_ceil(threads * tuning.radix_blocks_per_thread)
         .max(tuning.radix_parallel_below / 4)
         .max(1);
-    let mut offsets = vec![[0usize; 256]; len.div_ceil(block_len)];
-    par_histogram(data, block_len, &mut offsets, shift);
+    let blocks = len.div_ceil(block_len);
+    let mut offsets = vec![0usize; blocks * buckets];
+    par_histogram(data, block_len, &mut offsets, digit);
 
     // Turn counts into the first destination index of each (block, digit): digit-major, so
     // bucket `d` is contiguous and, inside it, the blocks' keys keep their input order.
-    let mut bucket_starts = [0usize; 257];
+    let mut bucket_starts = vec![0usize; buckets + 1];
     let mut next = 0;
-    for (d, start) in bucket_starts.iter_mut().take(256).enumerate() {
+    for (d, start) in bucket_starts.iter_mut().take(buckets).enumerate() {
         *start = next;
-        for row in offsets.iter_mut() {
-            let count = row[d];
-            row[d] = next;
+        for block in 0..blocks {
+            let slot = &mut offsets[block * buckets + d];
+            let count = *slot;
+            *slot = next;
             next += count;
         }
     }
-    bucket_starts[256] = next;
+    bucket_starts[buckets] = next;
     assert_eq!(next, len, "radix histogram lost keys");
 
-    par_scatter(data, block_len, &offsets, SyncPtr::new(other), shift);
+    par_scatter(data, block_len, &offsets, SyncPtr::new(other), digit);
     par_buckets(
         other,
         data,
         &bucket_starts,
         0,
-        256,
+        buckets,
         !result_in_other,
         tuning,
     );
 }
 
-fn par_histogram<K: RadixKey>(data: &[K], block_len: usize, rows: &mut [[usize; 256]], shift: u32) {
-    if rows.len() == 1 {
+/// Counts, for each block of `block_len` keys of `data`, how many keys have each digit value;
+/// `rows` holds one row of `digit.buckets()` counts per block.
+fn par_histogram<K: RadixKey>(data: &[K], block_len: usize, rows: &mut [usize], digit: Digit) {
+    let buckets = digit.buckets();
+    if rows.len() == buckets {
         poll_scheduler();
-        let row = &mut rows[0];
         for &key in data {
-            row[digit(key, shift)] += 1;
+            rows[digit.of(key)] += 1;
         }
         return;
     }
-    let mid_rows = rows.len() / 2;
+    let mid_rows = rows.len() / buckets / 2;
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
-    let (rows_low, rows_high) = rows.split_at_mut(mid_rows);
+    let (rows_low, rows_high) = rows.split_at_mut(mid_rows * buckets);
     crate::join(
-        || par_histogram(data_low, block_len, rows_low, shift),
-        || par_histogram(data_high, block_len, rows_high, shift),
+        || par_histogram(data_low, block_len, rows_low, digit),
+        || par_histogram(data_high, block_len, rows_high, digit),
     );
 }
 
 fn par_scatter<K: RadixKey>(
     data: &[K],
     block_len: usize,
-    rows: &[[usize; 256]],
+    rows: &[usize],
     out: SyncPtr<K>,
-    shift: u32,
+    digit: Digit,
 ) {
-    if rows.len() == 1 {
+    let buckets = digit.buckets();
+    if rows.len() == buckets {
         poll_scheduler();
-        let mut next = rows[0];
+        let mut next = rows.to_vec();
         for &key in data {
-            let d = digit(key, shift);
+            let d = digit.of(key);
             // SAFETY: `par_histogram` counted, for this very block of `data` (unchanged since:
-            // we hold it borrowed) and with the same pure `digit`, `c` keys of digit `d`, and
-            // `par_radix` gave this (block, digit) the range `next[d]..next[d] + c`, disjoint
-            // from every other (block, digit) range and inside `0..len` (the counts sum to
-            // `len`, asserted). So each index is written once, by this thread only, in bounds.
+            // we hold it borrowed) and with the same pure `Digit::of`, `c` keys of digit `d`,
+            // and `par_radix` gave this (block, digit) the range `next[d]..next[d] + c`,
+            // disjoint from every other (block, digit) range and inside `0..len` (the counts
+            // sum to `len`, asserted). So each index is written once, by this thread only, in
+            // bounds.
             unsafe { out.write(next[d], key) };
             next[d] += 1;
         }
         return;
     }
-    let mid_rows = rows.len() / 2;
+    let mid_rows = rows.len() / buckets / 2;
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
-    let (rows_low, rows_high) = rows.split_at(mid_rows);
+    let (rows_low, rows_high) = rows.split_at(mid_rows * buckets);
     crate::join(
-        || par_scatter(data_low, block_len, rows_low, out, shift),
-        || par_scatter(data_high, block_len, rows_high, out, shift),
+        || par_scatter(data_low, block_len, rows_low, out, digit),
+        || par_scatter(data_high, block_len, rows_high, out, digit),
     );
 }
 
@@ -381,7 +485,7 @@ fn par_scatter<K: RadixKey>(
 fn par_buckets<K: RadixKey>(
     data: &mut [K],
     other: &mut [K],
-    starts: &[usize; 257],
+    starts: &[usize],
     first: usize,
     last: usize,
     result_in_other: bool,
@@ -390,8 +494,10 @@ fn par_buckets<K: RadixKey>(
     let base = starts[first];
     if last - first == 1 || data.len() <= tuning.radix_parallel_below {
         for bucket in first..last {
-            poll_scheduler();
             let range = starts[bucket] - base..starts[bucket + 1] - base;
+            if range.len() > 1 {
+                poll_scheduler();
+            }
             par_radix(
                 &mut data[range.clone()],
                 &mut other[range],
@@ -403,9 +509,8 @@ fn par_buckets<K: RadixKey>(
     }
     // Split where the keys, not the buckets, halve.
     let half = base + data.len() / 2;
-    let mid = (first + 1..last)
-        .find(|&b| starts[b] >= half)
-        .unwrap_or(last - 1);
+    let mid = first + 1 + starts[first + 1..last].partition_point(|&start| start < half);
+    let mid = mid.min(last - 1);
     let (data_low, data_high) = data.split_at_mut(starts[mid] - base);
     let (other_low, other_high) = other.split_at_mut(starts[mid] - base);
     crate::join(
@@ -462,7 +567,7 @@ fn sequential_radix<K: RadixKey>(
     let len = data.len();
     debug_assert!(len <= u32::MAX as usize);
     if len <= tuning.radix_small {
-        data.sort_unstable();
+        data.sort_unstable_by_key(|k| k.bits());
         if result_in_other {
             other.copy_from_slice(data);
         }
@@ -503,16 +608,28 @@ fn sequential_radix<K: RadixKey>(
         bounds[((key.bits() >> shift) & mask) as usize] += 1;
     }
     let mut next = 0;
+    let mut largest = 0;
     for bound in bounds.iter_mut() {
         let count = *bound;
         *bound = next;
         next += count;
+        largest = largest.max(count);
     }
     for &key in data.iter() {
         let d = ((key.bits() >> shift) & mask) as usize;
         // Indexing is checked: the compiler cannot see `bounds[d] < len`.
         other[bounds[d] as usize] = key;
         bounds[d] += 1;
+    }
+    if largest <= FIXUP_BUCKET_MAX {
+        // Nearly every bucket holds 0 or 1 key: `other` is sorted but for a few tiny buckets.
+        // One insertion sort over all of it fixes those (its inner loop runs only inside a
+        // bucket), which is cheaper than visiting every bucket with unpredictable branches.
+        insertion_sort_nearly_sorted(other);
+        if !result_in_other {
+            data.copy_from_slice(other);
+        }
+        return;
     }
     // Now `bounds[d]` is the end of bucket `d`. Within a bucket all differing bits lie below
     // `shift`, so the recursion is at most 64 / 4 deep, and in practice 2 or 3.
@@ -534,5 +651,22 @@ fn sequential_radix<K: RadixKey>(
                 tuning,
             ),
         }
+    }
+}
+
+/// Buckets of at most this many keys are left to `insertion_sort_nearly_sorted`: each key then
+/// moves past at most this many others.
+const FIXUP_BUCKET_MAX: u32 = 16;
+
+/// Insertion sort, fast when every key is at most a few places from its sorted position.
+fn insertion_sort_nearly_sorted<K: RadixKey>(v: &mut [K]) {
+    for i in 1..v.len() {
+        let key = v[i];
+        let mut j = i;
+        while j > 0 && key.bits() < v[j - 1].bits() {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = key;
     }
 }
