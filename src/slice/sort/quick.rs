@@ -1,4 +1,5 @@
-//! Parallel quicksort in place: the unstable comparison sort.
+//! Parallel quicksort in place: the unstable comparison sort for elements that need dropping
+//! (see `par_unstable_comparison_sort` in the parent module for when it is chosen).
 //!
 //! Each step picks a pivot (median of three medians of three, spread over the slice), moves it
 //! to the front, partitions the rest in place into "less than the pivot" and "not less", puts
@@ -12,7 +13,8 @@
 //! Here every partition runs on one thread, on a slice it holds by `&mut`, with the pivot
 //! inside that slice; the two sides are handed out only after it, as disjoint `&mut` slices.
 //! Against the merge sort this needs no scratch buffer and makes one pass per level where the
-//! merge sort makes a merge plus a copy back: it wins when comparisons are costly (strings).
+//! merge sort makes a merge plus a copy back: it wins when comparisons are costly (strings),
+//! and loses when they are cheap, because its top partition runs on one thread.
 //!
 //! Equal elements: when the "not less" side takes almost everything, it is partitioned once
 //! more into "equal to the pivot" (done) and "greater", so few distinct values cost about one
@@ -89,9 +91,67 @@ where
     );
 }
 
+/// Elements classified per block by `partition`; offsets in a block fit a `u8`.
+const BLOCK: usize = 64;
+
 /// Moves the elements for which `goes_left` holds to the front of `v` (by swaps) and returns
-/// how many there are. Hoare's scheme: each swap fixes two misplaced elements.
+/// how many there are.
+///
+/// Block partitioning (Edelkamp and Weiss, "BlockQuicksort", ESA 2016): classify a block of
+/// `BLOCK` elements at each end without branching on the answers (record the offsets of the
+/// misplaced ones), then swap misplaced pairs. The comparisons of a block are independent, so
+/// the processor overlaps them (and their cache misses, for strings) instead of stalling on a
+/// mispredicted branch after each. The last few blocks' worth goes to `hoare_partition`.
 fn partition<T>(v: &mut [T], goes_left: impl Fn(&T) -> bool) -> usize {
+    // `v[..low]` go left, `v[high..]` go right. The block at `low` has `left_count` misplaced
+    // elements not yet swapped, at offsets `left_offsets[left_next..][..left_count]`; likewise
+    // the block ending at `high`, counted from its end.
+    let mut low = 0;
+    let mut high = v.len();
+    let mut left_offsets = [0u8; BLOCK];
+    let mut right_offsets = [0u8; BLOCK];
+    let (mut left_next, mut left_count) = (0, 0);
+    let (mut right_next, mut right_count) = (0, 0);
+    while high - low > 2 * BLOCK {
+        if left_count == 0 {
+            left_next = 0;
+            for i in 0..BLOCK {
+                left_offsets[left_count] = i as u8;
+                left_count += usize::from(!goes_left(&v[low + i]));
+            }
+        }
+        if right_count == 0 {
+            right_next = 0;
+            for i in 0..BLOCK {
+                right_offsets[right_count] = i as u8;
+                right_count += usize::from(goes_left(&v[high - 1 - i]));
+            }
+        }
+        let pairs = left_count.min(right_count);
+        for k in 0..pairs {
+            let from_left = low + usize::from(left_offsets[left_next + k]);
+            let from_right = high - 1 - usize::from(right_offsets[right_next + k]);
+            v.swap(from_left, from_right);
+        }
+        left_next += pairs;
+        right_next += pairs;
+        left_count -= pairs;
+        right_count -= pairs;
+        // A block with no misplaced element left is done. The blocks are disjoint: they lie
+        // in `low..high`, which is longer than both together.
+        if left_count == 0 {
+            low += BLOCK;
+        }
+        if right_count == 0 {
+            high -= BLOCK;
+        }
+    }
+    // What is left (a partly classified block or two) is classified again.
+    low + hoare_partition(&mut v[low..high], goes_left)
+}
+
+/// `partition`'s contract, by Hoare's scheme: each swap fixes two misplaced elements.
+fn hoare_partition<T>(v: &mut [T], goes_left: impl Fn(&T) -> bool) -> usize {
     let mut low = 0;
     let mut high = v.len();
     // `v[..low]` go left, `v[high..]` go right; `low <= high` throughout.

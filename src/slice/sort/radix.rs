@@ -216,7 +216,7 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     // SAFETY: the buffer comes from `zeroed`, all-zero bytes are a valid `RadixKey` (a
     // requirement of the trait), and keys are `Copy`.
     let scratch = unsafe { buffer.as_init() };
-    par_radix(v, scratch, false, tuning);
+    par_radix(v, scratch, false, u64::BITS, tuning);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -312,24 +312,6 @@ fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuni
     );
 }
 
-/// The bits in which the keys of `v` differ (OR of all keys AND NOT the AND of all keys).
-fn par_differing_bits<K: RadixKey>(v: &[K], tuning: &Tuning) -> u64 {
-    fn or_and<K: RadixKey>(v: &[K], tuning: &Tuning) -> (u64, u64) {
-        if v.len() <= tuning.radix_parallel_below {
-            poll_scheduler();
-            return v.iter().fold((0, u64::MAX), |(or, and), k| {
-                (or | k.bits(), and & k.bits())
-            });
-        }
-        let mid = v.len() / 2;
-        let ((or_low, and_low), (or_high, and_high)) =
-            crate::join(|| or_and(&v[..mid], tuning), || or_and(&v[mid..], tuning));
-        (or_low | or_high, and_low & and_high)
-    }
-    let (or, and) = or_and(v, tuning);
-    or & !and
-}
-
 /// A digit: `width` bits of a key's `bits()`, starting at bit `shift`.
 #[derive(Clone, Copy)]
 struct Digit {
@@ -338,6 +320,16 @@ struct Digit {
 }
 
 impl Digit {
+    /// The digit of (at most) `width` bits just below bit `top`; `top > 0`.
+    fn below(top: u32, width: u32) -> Digit {
+        debug_assert!(top > 0);
+        let width = width.min(top);
+        Digit {
+            shift: top - width,
+            mask: u64::MAX >> (u64::BITS - width),
+        }
+    }
+
     /// The digit of `width` bits whose highest bit is the highest bit in `differing`.
     fn highest(differing: u64, width: u32) -> Digit {
         debug_assert_ne!(differing, 0);
@@ -373,22 +365,33 @@ const SEQUENTIAL_FINAL_LEN: usize = 4096;
 
 /// Sorts `data`, using `other` (same length) as scratch; the sorted keys end up in `other` if
 /// `result_in_other`, else in `data`. Parallel for large slices.
-fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool, tuning: &Tuning) {
+///
+/// All keys of `data` agree on every bit at or above bit `varying_below` (64: no such bit).
+/// The first histogram counts the digit just below that bit and, in the same pass, finds the
+/// bits that differ; only if the highest of those lies lower does a second histogram count
+/// the digit that starts there. Buckets from a parallel pass (floats' mantissas, most keys)
+/// thus cost one pass over memory fewer than "find the differing bits, then count".
+fn par_radix<K: RadixKey>(
+    data: &mut [K],
+    other: &mut [K],
+    result_in_other: bool,
+    varying_below: u32,
+    tuning: &Tuning,
+) {
     let len = data.len();
     debug_assert_eq!(len, other.len());
     if len <= tuning.radix_parallel_below {
         sequential_radix(data, other, result_in_other, tuning);
         return;
     }
-    let differing = par_differing_bits(data, tuning);
-    if differing == 0 {
+    if varying_below == 0 {
+        // All keys are equal.
         if result_in_other {
             par_copy(data, other, tuning);
         }
         return;
     }
-    let digit = Digit::highest(differing, parallel_digit_width(len));
-    let buckets = digit.buckets();
+    let width = parallel_digit_width(len);
 
     // One row of counts per block; a block is a contiguous piece of `data`.
     let threads = crate::current_num_threads().max(1);
@@ -397,8 +400,25 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
         .max(tuning.radix_parallel_below / 4)
         .max(1);
     let blocks = len.div_ceil(block_len);
-    let mut offsets = vec![0usize; blocks * buckets];
-    par_histogram(data, block_len, &mut offsets, digit);
+    let guess = Digit::below(varying_below, width);
+    let mut offsets = vec![0usize; blocks * guess.buckets()];
+    let (or, and) = par_histogram(data, block_len, &mut offsets, guess);
+    let differing = or & !and;
+    if differing == 0 {
+        if result_in_other {
+            par_copy(data, other, tuning);
+        }
+        return;
+    }
+    let mut digit = Digit::highest(differing, width);
+    if digit.shift == guess.shift && digit.mask == guess.mask {
+        digit = guess;
+    } else {
+        offsets.clear();
+        offsets.resize(blocks * digit.buckets(), 0);
+        par_histogram(data, block_len, &mut offsets, digit);
+    }
+    let buckets = digit.buckets();
 
     // Turn counts into the first destination index of each (block, digit): digit-major, so
     // bucket `d` is contiguous and, inside it, the blocks' keys keep their input order.
@@ -421,31 +441,40 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
         other,
         data,
         &bucket_starts,
-        0,
-        buckets,
         !result_in_other,
+        digit.shift,
         tuning,
     );
 }
 
 /// Counts, for each block of `block_len` keys of `data`, how many keys have each digit value;
-/// `rows` holds one row of `digit.buckets()` counts per block.
-fn par_histogram<K: RadixKey>(data: &[K], block_len: usize, rows: &mut [usize], digit: Digit) {
+/// `rows` holds one row of `digit.buckets()` counts per block. Returns the OR and the AND of
+/// all keys' bits.
+fn par_histogram<K: RadixKey>(
+    data: &[K],
+    block_len: usize,
+    rows: &mut [usize],
+    digit: Digit,
+) -> (u64, u64) {
     let buckets = digit.buckets();
     if rows.len() == buckets {
         poll_scheduler();
+        let (mut or, mut and) = (0, u64::MAX);
         for &key in data {
             rows[digit.of(key)] += 1;
+            or |= key.bits();
+            and &= key.bits();
         }
-        return;
+        return (or, and);
     }
     let mid_rows = rows.len() / buckets / 2;
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
     let (rows_low, rows_high) = rows.split_at_mut(mid_rows * buckets);
-    crate::join(
+    let ((or_low, and_low), (or_high, and_high)) = crate::join(
         || par_histogram(data_low, block_len, rows_low, digit),
         || par_histogram(data_high, block_len, rows_high, digit),
     );
+    (or_low | or_high, and_low & and_high)
 }
 
 fn par_scatter<K: RadixKey>(
@@ -481,20 +510,22 @@ fn par_scatter<K: RadixKey>(
     );
 }
 
-/// Sorts buckets `first..last` (`data` and `other` cover exactly those buckets), in parallel.
+/// Sorts the buckets that `starts` delimits (bucket `b` is `starts[b]..starts[b + 1]`, less
+/// `starts[0]`; `data` and `other` cover exactly those buckets), in parallel. The keys of each
+/// bucket agree on every bit at or above `varying_below`.
 fn par_buckets<K: RadixKey>(
     data: &mut [K],
     other: &mut [K],
     starts: &[usize],
-    first: usize,
-    last: usize,
     result_in_other: bool,
+    varying_below: u32,
     tuning: &Tuning,
 ) {
-    let base = starts[first];
-    if last - first == 1 || data.len() <= tuning.radix_parallel_below {
-        for bucket in first..last {
-            let range = starts[bucket] - base..starts[bucket + 1] - base;
+    let base = starts[0];
+    let buckets = starts.len() - 1;
+    if buckets == 1 || data.len() <= tuning.radix_parallel_below {
+        for bounds in starts.windows(2) {
+            let range = bounds[0] - base..bounds[1] - base;
             if range.len() > 1 {
                 poll_scheduler();
             }
@@ -502,26 +533,26 @@ fn par_buckets<K: RadixKey>(
                 &mut data[range.clone()],
                 &mut other[range],
                 result_in_other,
+                varying_below,
                 tuning,
             );
         }
         return;
     }
-    // Split where the keys, not the buckets, halve.
+    // Split where the keys, not the buckets, halve: bucket `mid` starts the high half.
     let half = base + data.len() / 2;
-    let mid = first + 1 + starts[first + 1..last].partition_point(|&start| start < half);
-    let mid = mid.min(last - 1);
+    let mid = (1 + starts[1..buckets].partition_point(|&start| start < half)).min(buckets - 1);
     let (data_low, data_high) = data.split_at_mut(starts[mid] - base);
     let (other_low, other_high) = other.split_at_mut(starts[mid] - base);
+    let (starts_low, starts_high) = (&starts[..=mid], &starts[mid..]);
     crate::join(
         || {
             par_buckets(
                 data_low,
                 other_low,
-                starts,
-                first,
-                mid,
+                starts_low,
                 result_in_other,
+                varying_below,
                 tuning,
             )
         },
@@ -529,10 +560,9 @@ fn par_buckets<K: RadixKey>(
             par_buckets(
                 data_high,
                 other_high,
-                starts,
-                mid,
-                last,
+                starts_high,
                 result_in_other,
+                varying_below,
                 tuning,
             )
         },

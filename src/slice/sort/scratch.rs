@@ -14,10 +14,6 @@ use std::marker::PhantomData;
 use std::mem::{self, MaybeUninit};
 use std::ptr::NonNull;
 
-/// Below this many bytes a buffer comes from the global allocator: a huge page would be mostly
-/// unused, and a few hundred small faults cost little next to the sort.
-const MAP_AT_LEAST_BYTES: usize = 4 << 20;
-
 pub(super) struct Scratch<T> {
     ptr: NonNull<T>,
     len: usize,
@@ -71,7 +67,9 @@ impl<T> Scratch<T> {
             any(target_arch = "x86_64", target_arch = "aarch64"),
             not(miri)
         ))]
-        if layout.size() >= MAP_AT_LEAST_BYTES && layout.align() <= huge_pages::HUGE_PAGE {
+        if layout.size() >= huge_pages::MAP_AT_LEAST_BYTES
+            && layout.align() <= huge_pages::HUGE_PAGE
+        {
             if let Some((base, mapped_len, aligned)) = huge_pages::map(layout.size()) {
                 return Scratch {
                     ptr: aligned.cast(),
@@ -152,6 +150,10 @@ impl<T> Drop for Scratch<T> {
 mod huge_pages {
     use std::ffi::{c_int, c_long, c_void};
     use std::ptr::NonNull;
+
+    /// Below this many bytes a buffer comes from the global allocator: a huge page would be
+    /// mostly unused, and a few hundred small faults cost little next to the sort.
+    pub(super) const MAP_AT_LEAST_BYTES: usize = 4 << 20;
 
     /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages.
     pub(super) const HUGE_PAGE: usize = 2 << 20;

@@ -133,6 +133,25 @@ fn comparison_sorts_match_std() {
     }
 }
 
+#[test]
+fn quicksort_matches_std() {
+    for len in lengths() {
+        for (name, input) in patterns(len, len as u64 + 5) {
+            let mut expected = input.clone();
+            expected.sort_unstable();
+            let mut got = input.clone();
+            quick::par_quicksort(&mut got, &u64::cmp, &TINY);
+            assert_eq!(got, expected, "quicksort {name} {len}");
+            // Keys 0..4 only: the equal-elements partition.
+            let mut few: Vec<u64> = input.iter().map(|x| x % 3).collect();
+            let mut expected_few = few.clone();
+            expected_few.sort_unstable();
+            quick::par_quicksort(&mut few, &u64::cmp, &TINY);
+            assert_eq!(few, expected_few, "quicksort few {name} {len}");
+        }
+    }
+}
+
 fn check_radix<K: RadixLike>(len: usize) {
     for (name, input) in patterns(len, 3 * len as u64 + 1) {
         let mut keys: Vec<K> = input.iter().map(|&x| K::from_u64(x)).collect();
