@@ -44,6 +44,25 @@ quickcheck! {
         radix == expected && radix_stable == expected && by == expected && by_key == expected
     }
 
+    fn total_cmp_matches_std(values: Vec<f64>, len: u16) -> bool {
+        let input = grow(&values, len as usize * 8);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut expected = input.clone();
+        expected.sort_by(f64::total_cmp);
+        let mut unstable = input.clone();
+        unstable.par_sort_unstable_by(f64::total_cmp);
+        let mut stable = input.clone();
+        stable.par_sort_by(f64::total_cmp);
+        let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
+        let mut expected32 = input32.clone();
+        expected32.sort_by(f32::total_cmp);
+        let mut got32 = input32;
+        got32.par_sort_unstable_by(f32::total_cmp);
+        bits(&unstable) == bits(&expected)
+            && bits(&stable) == bits(&expected)
+            && got32.iter().map(|x| x.to_bits()).eq(expected32.iter().map(|x| x.to_bits()))
+    }
+
     fn strings_match_std(values: Vec<String>, len: u16) -> bool {
         let input = grow(&values, len as usize * 4);
         let mut expected = input.clone();

@@ -1,4 +1,5 @@
-//! Parallel merge sort: the comparison sort behind every comparator-based `par_sort*`.
+//! Parallel merge sort: the stable comparison sort (and the unstable one for keys that own
+//! memory, whose leaves cache keys).
 //!
 //! The slice is halved recursively (each half sorted by its own `join` branch) down to leaves
 //! of about `len / (threads * LEAVES_PER_THREAD)` elements, which std's sequential sorts handle
@@ -37,6 +38,7 @@ use std::cmp::Ordering;
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
+use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 
 /// Sorts `v` by `compare` with a parallel merge sort whose leaves `leaf_sort` sorts (by the
@@ -61,10 +63,16 @@ where
         .div_ceil(threads * tuning.leaves_per_thread)
         .max(tuning.min_leaf_len)
         .max(1);
-    let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
-    // SAFETY: `MaybeUninit<T>` is valid uninitialised, and the capacity is `len`.
-    unsafe { scratch.set_len(len) };
-    sort_recursive(v, &mut scratch, compare, leaf_sort, leaf_len, true, tuning);
+    let mut scratch = Scratch::<T>::uninit(len);
+    sort_recursive(
+        v,
+        scratch.as_uninit(),
+        compare,
+        leaf_sort,
+        leaf_len,
+        true,
+        tuning,
+    );
     // `scratch` is dropped as `MaybeUninit`: the bit copies in it are never dropped.
 }
 

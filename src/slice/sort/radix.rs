@@ -1,5 +1,5 @@
 //! Parallel MSD radix sort for slices of primitive integers (and `char`), sorted by their
-//! natural order.
+//! natural order, and of floats sorted by `total_cmp`.
 //!
 //! For these types equal elements are bit-identical, so a stable and an unstable sort give the
 //! same result and one algorithm serves `par_sort` and `par_sort_unstable`. There is no user
@@ -7,8 +7,11 @@
 //! buffer can be used ping-pong style.
 //!
 //! One radix step: compute which bits differ anywhere in the (sub)slice (OR and AND of all
-//! keys); take the 8 highest differing bits as the digit; histogram; scatter into the other
-//! buffer; recurse into each of the 256 buckets with the buffers' roles swapped. Skipping the
+//! keys); take the highest differing bits as the digit (8 to 12 of them, so that a parallel
+//! pass leaves buckets of about 4,096 keys, which one sequential pass finishes); histogram;
+//! scatter into the other buffer; recurse into each bucket with the buffers' roles swapped.
+//! When a sequential pass leaves no bucket above 16 keys, one insertion sort over the whole
+//! range finishes it instead of visiting every bucket. Skipping the
 //! bits that do not differ makes small ranges (indices, few distinct values, sawtooth) cost
 //! few passes, and a bucket whose keys are all equal stops at once. Large slices do the
 //! histogram and the scatter in parallel over blocks (each block owns one row of counts, so
@@ -23,18 +26,27 @@ use std::any::TypeId;
 use std::cmp::Ordering;
 use std::marker::PhantomData;
 
+use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 use crate::SyncPtr;
 
-/// A primitive whose natural order is the order of an unsigned integer of its bits.
-pub(super) trait RadixKey: Copy + Send + Sync + Ord + Default + 'static {
+/// A primitive whose order (natural, or `total_cmp` for floats) is the order of an unsigned
+/// integer of its bits.
+///
+/// # Safety
+///
+/// All-zero bytes must be a valid value (the scratch buffer starts zeroed), and `bits` must be
+/// injective (equal `bits` means identical keys, which is what lets one algorithm serve stable
+/// and unstable sorts).
+pub(super) unsafe trait RadixKey: Copy + Send + Sync + 'static {
     /// Order-preserving map to `u64`: `a < b` if and only if `a.bits() < b.bits()`.
     fn bits(self) -> u64;
 }
 
 macro_rules! unsigned_key {
     ($($t:ty),*) => {$(
-        impl RadixKey for $t {
+        // SAFETY: zero is a valid integer; widening is injective.
+        unsafe impl RadixKey for $t {
             #[inline(always)]
             fn bits(self) -> u64 {
                 self as u64
@@ -46,7 +58,8 @@ unsigned_key!(u8, u16, u32, u64, usize);
 
 macro_rules! signed_key {
     ($($t:ty => $u:ty),*) => {$(
-        impl RadixKey for $t {
+        // SAFETY: zero is a valid integer; flipping a bit and widening are injective.
+        unsafe impl RadixKey for $t {
             #[inline(always)]
             fn bits(self) -> u64 {
                 // Flipping the sign bit maps two's complement order onto unsigned order.
@@ -57,10 +70,32 @@ macro_rules! signed_key {
 }
 signed_key!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize);
 
-impl RadixKey for char {
+// SAFETY: '\0' is all-zero bytes; a `char`'s code point identifies it.
+unsafe impl RadixKey for char {
     #[inline(always)]
     fn bits(self) -> u64 {
         self as u64
+    }
+}
+
+// SAFETY: all-zero bytes are `0.0`; the map below is a bijection on bit patterns.
+unsafe impl RadixKey for f64 {
+    /// The order of `f64::total_cmp`: negative numbers (sign bit set) have all bits flipped, so
+    /// that a larger magnitude sorts lower; the rest get the sign bit set, above them all.
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        let bits = self.to_bits();
+        bits ^ (((bits as i64 >> 63) as u64) | (1 << 63))
+    }
+}
+
+// SAFETY: as for `f64`.
+unsafe impl RadixKey for f32 {
+    /// The order of `f32::total_cmp`, as for `f64`.
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        let bits = self.to_bits();
+        (bits ^ (((bits as i32 >> 31) as u32) | (1 << 31))) as u64
     }
 }
 
@@ -122,10 +157,35 @@ pub(super) fn try_radix_sort<T>(v: &mut [T], tuning: &Tuning) -> bool {
     false
 }
 
+/// Sorts `v` by radix if `T` is `f64` or `f32` and `compare` is `f64::total_cmp` or
+/// `f32::total_cmp` itself (the function item, as in `v.par_sort_unstable_by(f64::total_cmp)`);
+/// returns whether it did. A closure calling `total_cmp` has a type of its own and is not
+/// recognised. Equal under `total_cmp` means identical bits, so this serves stable sorts too.
+pub(super) fn try_radix_sort_by<T, F>(v: &mut [T], _compare: &F, tuning: &Tuning) -> bool {
+    /// The `TypeId` of a function item passed by value (a function item type names exactly
+    /// one function; `total_cmp` has no generic parameters, so its item type is `'static`).
+    fn item_type_id<G: 'static>(_: G) -> TypeId {
+        TypeId::of::<G>()
+    }
+    if is_type::<T, f64>() && type_id_of::<F>() == item_type_id(f64::total_cmp) {
+        // SAFETY: `T` is `f64` (see `type_id_of`), so this cast changes nothing.
+        let v = unsafe { &mut *(v as *mut [T] as *mut [f64]) };
+        radix_sort(v, tuning);
+        return true;
+    }
+    if is_type::<T, f32>() && type_id_of::<F>() == item_type_id(f32::total_cmp) {
+        // SAFETY: `T` is `f32`, as above.
+        let v = unsafe { &mut *(v as *mut [T] as *mut [f32]) };
+        radix_sort(v, tuning);
+        return true;
+    }
+    false
+}
+
 /// Sorts primitive keys (see the module documentation).
 pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     if v.len() <= tuning.radix_small {
-        v.sort_unstable();
+        v.sort_unstable_by_key(|k| k.bits());
         return;
     }
     match par_order(v, tuning) {
@@ -144,11 +204,19 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
         // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
         // std's stable sort finds and merges runs in about one pass each, fewer than a radix
         // sort makes. Stable, so the same result as ours.
-        super::merge::par_merge_sort(v, &K::cmp, &|leaf: &mut [K]| leaf.sort(), tuning);
+        super::merge::par_merge_sort(
+            v,
+            &|a: &K, b: &K| a.bits().cmp(&b.bits()),
+            &|leaf: &mut [K]| leaf.sort_by_key(|k| k.bits()),
+            tuning,
+        );
         return;
     }
-    let mut scratch = vec![K::default(); v.len()];
-    par_radix(v, &mut scratch, false, tuning);
+    let mut buffer = Scratch::<K>::zeroed(v.len());
+    // SAFETY: the buffer comes from `zeroed`, all-zero bytes are a valid `RadixKey` (a
+    // requirement of the trait), and keys are `Copy`.
+    let scratch = unsafe { buffer.as_init() };
+    par_radix(v, scratch, false, u64::BITS, tuning);
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -172,8 +240,8 @@ fn par_order<K: RadixKey>(v: &[K], tuning: &Tuning) -> Order {
 fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
     if v.len() <= tuning.radix_parallel_below {
         poll_scheduler();
-        let ascending = v.windows(2).all(|w| w[0] <= w[1]);
-        let descending = !ascending && v.windows(2).all(|w| w[0] >= w[1]);
+        let ascending = v.windows(2).all(|w| w[0].bits() <= w[1].bits());
+        let descending = !ascending && v.windows(2).all(|w| w[0].bits() >= w[1].bits());
         return (ascending, descending);
     }
     let mid = v.len() / 2;
@@ -182,7 +250,7 @@ fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
         || par_order_flags(low, tuning),
         || par_order_flags(high, tuning),
     );
-    let (last, first) = (low[low.len() - 1], high[0]);
+    let (last, first) = (low[low.len() - 1].bits(), high[0].bits());
     (
         low_ascending && high_ascending && last <= first,
         low_descending && high_descending && last >= first,
@@ -203,7 +271,7 @@ fn par_direction_changes<K: RadixKey>(v: &[K], cap: usize, tuning: &Tuning) -> u
         let mut changes = 0;
         let mut direction = Ordering::Equal;
         for pair in v.windows(2) {
-            let step = pair[0].cmp(&pair[1]);
+            let step = pair[0].bits().cmp(&pair[1].bits());
             if step != Ordering::Equal {
                 if direction != Ordering::Equal && step != direction {
                     changes += 1;
@@ -244,53 +312,86 @@ fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuni
     );
 }
 
-/// The bits in which the keys of `v` differ (OR of all keys AND NOT the AND of all keys).
-fn par_differing_bits<K: RadixKey>(v: &[K], tuning: &Tuning) -> u64 {
-    fn or_and<K: RadixKey>(v: &[K], tuning: &Tuning) -> (u64, u64) {
-        if v.len() <= tuning.radix_parallel_below {
-            poll_scheduler();
-            return v.iter().fold((0, u64::MAX), |(or, and), k| {
-                (or | k.bits(), and & k.bits())
-            });
+/// A digit: `width` bits of a key's `bits()`, starting at bit `shift`.
+#[derive(Clone, Copy)]
+struct Digit {
+    shift: u32,
+    mask: u64,
+}
+
+impl Digit {
+    /// The digit of (at most) `width` bits just below bit `top`; `top > 0`.
+    fn below(top: u32, width: u32) -> Digit {
+        debug_assert!(top > 0);
+        let width = width.min(top);
+        Digit {
+            shift: top - width,
+            mask: u64::MAX >> (u64::BITS - width),
         }
-        let mid = v.len() / 2;
-        let ((or_low, and_low), (or_high, and_high)) =
-            crate::join(|| or_and(&v[..mid], tuning), || or_and(&v[mid..], tuning));
-        (or_low | or_high, and_low & and_high)
     }
-    let (or, and) = or_and(v, tuning);
-    or & !and
+
+    /// The digit of `width` bits whose highest bit is the highest bit in `differing`.
+    fn highest(differing: u64, width: u32) -> Digit {
+        debug_assert_ne!(differing, 0);
+        let high_bit = 63 - differing.leading_zeros();
+        Digit {
+            shift: (high_bit + 1).saturating_sub(width),
+            mask: (1u64 << width) - 1,
+        }
+    }
+
+    fn buckets(self) -> usize {
+        self.mask as usize + 1
+    }
+
+    #[inline(always)]
+    fn of<K: RadixKey>(self, key: K) -> usize {
+        ((key.bits() >> self.shift) & self.mask) as usize
+    }
 }
 
-/// The shift of the 8-bit digit that holds the highest differing bit.
-#[inline]
-fn digit_shift(differing: u64) -> u32 {
-    debug_assert_ne!(differing, 0);
-    (63 - differing.leading_zeros()).saturating_sub(7)
+/// The width of a parallel pass's digit: enough buckets that they come out at most about
+/// `SEQUENTIAL_FINAL_LEN` keys (which `sequential_radix` finishes in one pass), between 8 and
+/// 12 bits. A 12-bit pass writes 4,096 streams; with huge pages backing the scratch buffer
+/// their TLB entries fit, and one wide pass costs less than a second pass over memory
+/// (measured on 10M keys: two passes over memory instead of three).
+fn parallel_digit_width(len: usize) -> u32 {
+    let buckets_wanted = len.div_ceil(SEQUENTIAL_FINAL_LEN);
+    (usize::BITS - buckets_wanted.leading_zeros()).clamp(8, 12)
 }
 
-#[inline(always)]
-fn digit<K: RadixKey>(key: K, shift: u32) -> usize {
-    ((key.bits() >> shift) & 0xff) as usize
-}
+/// `sequential_radix` sorts this many keys with one pass of its widest digit.
+const SEQUENTIAL_FINAL_LEN: usize = 4096;
 
 /// Sorts `data`, using `other` (same length) as scratch; the sorted keys end up in `other` if
 /// `result_in_other`, else in `data`. Parallel for large slices.
-fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool, tuning: &Tuning) {
+///
+/// All keys of `data` agree on every bit at or above bit `varying_below` (64: no such bit).
+/// The first histogram counts the digit just below that bit and, in the same pass, finds the
+/// bits that differ; only if the highest of those lies lower does a second histogram count
+/// the digit that starts there. Buckets from a parallel pass (floats' mantissas, most keys)
+/// thus cost one pass over memory fewer than "find the differing bits, then count".
+fn par_radix<K: RadixKey>(
+    data: &mut [K],
+    other: &mut [K],
+    result_in_other: bool,
+    varying_below: u32,
+    tuning: &Tuning,
+) {
     let len = data.len();
     debug_assert_eq!(len, other.len());
     if len <= tuning.radix_parallel_below {
         sequential_radix(data, other, result_in_other, tuning);
         return;
     }
-    let differing = par_differing_bits(data, tuning);
-    if differing == 0 {
+    if varying_below == 0 {
+        // All keys are equal.
         if result_in_other {
             par_copy(data, other, tuning);
         }
         return;
     }
-    let shift = digit_shift(differing);
+    let width = parallel_digit_width(len);
 
     // One row of counts per block; a block is a contiguous piece of `data`.
     let threads = crate::current_num_threads().max(1);
@@ -298,125 +399,160 @@ fn par_radix<K: RadixKey>(data: &mut [K], other: &mut [K], result_in_other: bool
         .div_ceil(threads * tuning.radix_blocks_per_thread)
         .max(tuning.radix_parallel_below / 4)
         .max(1);
-    let mut offsets = vec![[0usize; 256]; len.div_ceil(block_len)];
-    par_histogram(data, block_len, &mut offsets, shift);
+    let blocks = len.div_ceil(block_len);
+    let guess = Digit::below(varying_below, width);
+    let mut offsets = vec![0usize; blocks * guess.buckets()];
+    let (or, and) = par_histogram(data, block_len, &mut offsets, guess);
+    let differing = or & !and;
+    if differing == 0 {
+        if result_in_other {
+            par_copy(data, other, tuning);
+        }
+        return;
+    }
+    let mut digit = Digit::highest(differing, width);
+    if digit.shift == guess.shift && digit.mask == guess.mask {
+        digit = guess;
+    } else {
+        offsets.clear();
+        offsets.resize(blocks * digit.buckets(), 0);
+        par_histogram(data, block_len, &mut offsets, digit);
+    }
+    let buckets = digit.buckets();
 
     // Turn counts into the first destination index of each (block, digit): digit-major, so
     // bucket `d` is contiguous and, inside it, the blocks' keys keep their input order.
-    let mut bucket_starts = [0usize; 257];
+    let mut bucket_starts = vec![0usize; buckets + 1];
     let mut next = 0;
-    for (d, start) in bucket_starts.iter_mut().take(256).enumerate() {
+    for (d, start) in bucket_starts.iter_mut().take(buckets).enumerate() {
         *start = next;
-        for row in offsets.iter_mut() {
-            let count = row[d];
-            row[d] = next;
+        for block in 0..blocks {
+            let slot = &mut offsets[block * buckets + d];
+            let count = *slot;
+            *slot = next;
             next += count;
         }
     }
-    bucket_starts[256] = next;
+    bucket_starts[buckets] = next;
     assert_eq!(next, len, "radix histogram lost keys");
 
-    par_scatter(data, block_len, &offsets, SyncPtr::new(other), shift);
+    par_scatter(data, block_len, &offsets, SyncPtr::new(other), digit);
     par_buckets(
         other,
         data,
         &bucket_starts,
-        0,
-        256,
         !result_in_other,
+        digit.shift,
         tuning,
     );
 }
 
-fn par_histogram<K: RadixKey>(data: &[K], block_len: usize, rows: &mut [[usize; 256]], shift: u32) {
-    if rows.len() == 1 {
+/// Counts, for each block of `block_len` keys of `data`, how many keys have each digit value;
+/// `rows` holds one row of `digit.buckets()` counts per block. Returns the OR and the AND of
+/// all keys' bits.
+fn par_histogram<K: RadixKey>(
+    data: &[K],
+    block_len: usize,
+    rows: &mut [usize],
+    digit: Digit,
+) -> (u64, u64) {
+    let buckets = digit.buckets();
+    if rows.len() == buckets {
         poll_scheduler();
-        let row = &mut rows[0];
+        let (mut or, mut and) = (0, u64::MAX);
         for &key in data {
-            row[digit(key, shift)] += 1;
+            rows[digit.of(key)] += 1;
+            or |= key.bits();
+            and &= key.bits();
         }
-        return;
+        return (or, and);
     }
-    let mid_rows = rows.len() / 2;
+    let mid_rows = rows.len() / buckets / 2;
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
-    let (rows_low, rows_high) = rows.split_at_mut(mid_rows);
-    crate::join(
-        || par_histogram(data_low, block_len, rows_low, shift),
-        || par_histogram(data_high, block_len, rows_high, shift),
+    let (rows_low, rows_high) = rows.split_at_mut(mid_rows * buckets);
+    let ((or_low, and_low), (or_high, and_high)) = crate::join(
+        || par_histogram(data_low, block_len, rows_low, digit),
+        || par_histogram(data_high, block_len, rows_high, digit),
     );
+    (or_low | or_high, and_low & and_high)
 }
 
 fn par_scatter<K: RadixKey>(
     data: &[K],
     block_len: usize,
-    rows: &[[usize; 256]],
+    rows: &[usize],
     out: SyncPtr<K>,
-    shift: u32,
+    digit: Digit,
 ) {
-    if rows.len() == 1 {
+    let buckets = digit.buckets();
+    if rows.len() == buckets {
         poll_scheduler();
-        let mut next = rows[0];
+        let mut next = rows.to_vec();
         for &key in data {
-            let d = digit(key, shift);
+            let d = digit.of(key);
             // SAFETY: `par_histogram` counted, for this very block of `data` (unchanged since:
-            // we hold it borrowed) and with the same pure `digit`, `c` keys of digit `d`, and
-            // `par_radix` gave this (block, digit) the range `next[d]..next[d] + c`, disjoint
-            // from every other (block, digit) range and inside `0..len` (the counts sum to
-            // `len`, asserted). So each index is written once, by this thread only, in bounds.
+            // we hold it borrowed) and with the same pure `Digit::of`, `c` keys of digit `d`,
+            // and `par_radix` gave this (block, digit) the range `next[d]..next[d] + c`,
+            // disjoint from every other (block, digit) range and inside `0..len` (the counts
+            // sum to `len`, asserted). So each index is written once, by this thread only, in
+            // bounds.
             unsafe { out.write(next[d], key) };
             next[d] += 1;
         }
         return;
     }
-    let mid_rows = rows.len() / 2;
+    let mid_rows = rows.len() / buckets / 2;
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
-    let (rows_low, rows_high) = rows.split_at(mid_rows);
+    let (rows_low, rows_high) = rows.split_at(mid_rows * buckets);
     crate::join(
-        || par_scatter(data_low, block_len, rows_low, out, shift),
-        || par_scatter(data_high, block_len, rows_high, out, shift),
+        || par_scatter(data_low, block_len, rows_low, out, digit),
+        || par_scatter(data_high, block_len, rows_high, out, digit),
     );
 }
 
-/// Sorts buckets `first..last` (`data` and `other` cover exactly those buckets), in parallel.
+/// Sorts the buckets that `starts` delimits (bucket `b` is `starts[b]..starts[b + 1]`, less
+/// `starts[0]`; `data` and `other` cover exactly those buckets), in parallel. The keys of each
+/// bucket agree on every bit at or above `varying_below`.
 fn par_buckets<K: RadixKey>(
     data: &mut [K],
     other: &mut [K],
-    starts: &[usize; 257],
-    first: usize,
-    last: usize,
+    starts: &[usize],
     result_in_other: bool,
+    varying_below: u32,
     tuning: &Tuning,
 ) {
-    let base = starts[first];
-    if last - first == 1 || data.len() <= tuning.radix_parallel_below {
-        for bucket in first..last {
-            poll_scheduler();
-            let range = starts[bucket] - base..starts[bucket + 1] - base;
+    let base = starts[0];
+    let buckets = starts.len() - 1;
+    if buckets == 1 || data.len() <= tuning.radix_parallel_below {
+        for bounds in starts.windows(2) {
+            let range = bounds[0] - base..bounds[1] - base;
+            if range.len() > 1 {
+                poll_scheduler();
+            }
             par_radix(
                 &mut data[range.clone()],
                 &mut other[range],
                 result_in_other,
+                varying_below,
                 tuning,
             );
         }
         return;
     }
-    // Split where the keys, not the buckets, halve.
+    // Split where the keys, not the buckets, halve: bucket `mid` starts the high half.
     let half = base + data.len() / 2;
-    let mid = (first + 1..last)
-        .find(|&b| starts[b] >= half)
-        .unwrap_or(last - 1);
+    let mid = (1 + starts[1..buckets].partition_point(|&start| start < half)).min(buckets - 1);
     let (data_low, data_high) = data.split_at_mut(starts[mid] - base);
     let (other_low, other_high) = other.split_at_mut(starts[mid] - base);
+    let (starts_low, starts_high) = (&starts[..=mid], &starts[mid..]);
     crate::join(
         || {
             par_buckets(
                 data_low,
                 other_low,
-                starts,
-                first,
-                mid,
+                starts_low,
                 result_in_other,
+                varying_below,
                 tuning,
             )
         },
@@ -424,10 +560,9 @@ fn par_buckets<K: RadixKey>(
             par_buckets(
                 data_high,
                 other_high,
-                starts,
-                mid,
-                last,
+                starts_high,
                 result_in_other,
+                varying_below,
                 tuning,
             )
         },
@@ -462,7 +597,7 @@ fn sequential_radix<K: RadixKey>(
     let len = data.len();
     debug_assert!(len <= u32::MAX as usize);
     if len <= tuning.radix_small {
-        data.sort_unstable();
+        data.sort_unstable_by_key(|k| k.bits());
         if result_in_other {
             other.copy_from_slice(data);
         }
@@ -503,16 +638,28 @@ fn sequential_radix<K: RadixKey>(
         bounds[((key.bits() >> shift) & mask) as usize] += 1;
     }
     let mut next = 0;
+    let mut largest = 0;
     for bound in bounds.iter_mut() {
         let count = *bound;
         *bound = next;
         next += count;
+        largest = largest.max(count);
     }
     for &key in data.iter() {
         let d = ((key.bits() >> shift) & mask) as usize;
         // Indexing is checked: the compiler cannot see `bounds[d] < len`.
         other[bounds[d] as usize] = key;
         bounds[d] += 1;
+    }
+    if largest <= FIXUP_BUCKET_MAX {
+        // Nearly every bucket holds 0 or 1 key: `other` is sorted but for a few tiny buckets.
+        // One insertion sort over all of it fixes those (its inner loop runs only inside a
+        // bucket), which is cheaper than visiting every bucket with unpredictable branches.
+        insertion_sort_nearly_sorted(other);
+        if !result_in_other {
+            data.copy_from_slice(other);
+        }
+        return;
     }
     // Now `bounds[d]` is the end of bucket `d`. Within a bucket all differing bits lie below
     // `shift`, so the recursion is at most 64 / 4 deep, and in practice 2 or 3.
@@ -534,5 +681,22 @@ fn sequential_radix<K: RadixKey>(
                 tuning,
             ),
         }
+    }
+}
+
+/// Buckets of at most this many keys are left to `insertion_sort_nearly_sorted`: each key then
+/// moves past at most this many others.
+const FIXUP_BUCKET_MAX: u32 = 16;
+
+/// Insertion sort, fast when every key is at most a few places from its sorted position.
+fn insertion_sort_nearly_sorted<K: RadixKey>(v: &mut [K]) {
+    for i in 1..v.len() {
+        let key = v[i];
+        let mut j = i;
+        while j > 0 && key.bits() < v[j - 1].bits() {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = key;
     }
 }

@@ -133,6 +133,25 @@ fn comparison_sorts_match_std() {
     }
 }
 
+#[test]
+fn quicksort_matches_std() {
+    for len in lengths() {
+        for (name, input) in patterns(len, len as u64 + 5) {
+            let mut expected = input.clone();
+            expected.sort_unstable();
+            let mut got = input.clone();
+            quick::par_quicksort(&mut got, &u64::cmp, &TINY);
+            assert_eq!(got, expected, "quicksort {name} {len}");
+            // Keys 0..4 only: the equal-elements partition.
+            let mut few: Vec<u64> = input.iter().map(|x| x % 3).collect();
+            let mut expected_few = few.clone();
+            expected_few.sort_unstable();
+            quick::par_quicksort(&mut few, &u64::cmp, &TINY);
+            assert_eq!(few, expected_few, "quicksort few {name} {len}");
+        }
+    }
+}
+
 fn check_radix<K: RadixLike>(len: usize) {
     for (name, input) in patterns(len, 3 * len as u64 + 1) {
         let mut keys: Vec<K> = input.iter().map(|&x| K::from_u64(x)).collect();
@@ -205,6 +224,89 @@ fn radix_recognises_only_primitives() {
     let text = String::from("x");
     let borrowed: &str = &text;
     assert!(!radix::try_radix_sort(&mut [borrowed, borrowed], &TINY));
+}
+
+/// Floats with every kind of value `total_cmp` orders: signed zeros, infinities, NaNs of both
+/// signs, subnormals, duplicates.
+fn floats(len: usize, seed: u64) -> Vec<f64> {
+    let special = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::MIN_POSITIVE / 4.0,
+        -f64::MIN_POSITIVE / 4.0,
+        f64::MAX,
+        f64::MIN,
+        1.5,
+        -1.5,
+    ];
+    let mut rng = Rng(seed | 1);
+    (0..len)
+        .map(|_| match rng.next() % 4 {
+            0 => special[(rng.next() % special.len() as u64) as usize],
+            1 => (rng.next() % 7) as f64 - 3.0,
+            _ => f64::from_bits(rng.next()),
+        })
+        .collect()
+}
+
+#[test]
+fn total_cmp_sorts_match_std() {
+    for len in lengths() {
+        let input = floats(len, len as u64 + 11);
+        let mut expected = input.clone();
+        expected.sort_by(f64::total_cmp);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for stable in [true, false] {
+            let mut got = input.clone();
+            par_sort_by_with(&mut got, &f64::total_cmp, stable, &TINY);
+            assert_eq!(bits(&got), bits(&expected), "f64 {stable} {len}");
+
+            let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
+            let mut expected32 = input32.clone();
+            expected32.sort_by(f32::total_cmp);
+            let mut got32 = input32;
+            par_sort_by_with(&mut got32, &f32::total_cmp, stable, &TINY);
+            let bits32 = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits32(&got32), bits32(&expected32), "f32 {stable} {len}");
+        }
+    }
+}
+
+#[test]
+fn radix_recognises_only_total_cmp_items() {
+    assert!(radix::try_radix_sort_by(
+        &mut [2.0f64, 1.0],
+        &f64::total_cmp,
+        &TINY
+    ));
+    assert!(radix::try_radix_sort_by(
+        &mut [2.0f32, 1.0],
+        &f32::total_cmp,
+        &TINY
+    ));
+    let closure = |a: &f64, b: &f64| b.total_cmp(a);
+    assert!(!radix::try_radix_sort_by(
+        &mut [2.0f64, 1.0],
+        &closure,
+        &TINY
+    ));
+    assert!(!radix::try_radix_sort_by(
+        &mut [2.0f32, 1.0],
+        &f64::total_cmp,
+        &TINY
+    ));
+    assert!(!radix::try_radix_sort_by(
+        &mut [2u64, 1],
+        &f64::total_cmp,
+        &TINY
+    ));
+    let mut reversed = [1.0f64, 3.0, 2.0];
+    par_sort_by_with(&mut reversed, &closure, false, &TINY);
+    assert_eq!(reversed, [3.0, 2.0, 1.0]);
 }
 
 #[test]
