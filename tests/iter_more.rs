@@ -263,3 +263,46 @@ quickcheck! {
             && (lo..=hi).into_par_iter().rev().take(50).collect::<Vec<_>>() == (lo..=hi).rev().take(50).collect::<Vec<_>>()
     }
 }
+
+/// Collects of unknown length large enough for the parallel copy into place (over 256 KiB),
+/// in a pool that splits: the blocks of every thread land in order, once each, also when
+/// extending a vector that already holds items, and for items that own memory.
+#[test]
+fn large_unknown_length_collects_match_std() {
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let v: Vec<u64> = (0..1_000_000u64)
+            .map(|x| x.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let expected: Vec<u64> = v.iter().copied().filter(|x| x % 3 == 0).collect();
+        for _ in 0..5 {
+            let got: Vec<u64> = v.par_iter().copied().filter(|x| x % 3 == 0).collect();
+            assert_eq!(got, expected);
+        }
+        let mut extended = vec![7u64, 8, 9];
+        extended.par_extend(v.par_iter().copied().filter(|x| x % 3 == 0));
+        assert_eq!(&extended[..3], &[7, 8, 9]);
+        assert_eq!(&extended[3..], &expected[..]);
+
+        let strings: Vec<String> = (0..200_000u32)
+            .into_par_iter()
+            .filter(|x| x % 5 != 1)
+            .map(|x| x.to_string())
+            .collect();
+        let expected: Vec<String> = (0..200_000u32)
+            .filter(|x| x % 5 != 1)
+            .map(|x| x.to_string())
+            .collect();
+        assert_eq!(strings, expected);
+
+        let flat: Vec<u32> = (0..100_000u32)
+            .into_par_iter()
+            .flat_map_iter(|x| 0..x % 4)
+            .collect();
+        let expected: Vec<u32> = (0..100_000u32).flat_map(|x| 0..x % 4).collect();
+        assert_eq!(flat, expected);
+    });
+}

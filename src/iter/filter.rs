@@ -82,6 +82,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
 }
 
 impl<'p, T, C, P> UnindexedConsumer<T> for FilterConsumer<'p, C, P>
@@ -217,6 +220,9 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
     }
 }
 

@@ -226,6 +226,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
 }
 
 impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>

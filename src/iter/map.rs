@@ -184,6 +184,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
 }
 
 impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>

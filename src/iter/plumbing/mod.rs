@@ -108,6 +108,18 @@ pub trait Consumer<Item>: Send + Sized {
 
     /// Whether further items are useless (a search has found its answer); the driver then stops.
     fn full(&self) -> bool;
+
+    /// Whether this consumer's folder may go on to fold the items of consumers split off to
+    /// its right, in order, as if it had been made for all of them: true when folding does
+    /// not depend on where the items sit (collecting into a list of vectors, say). The driver
+    /// then runs the chunks it peels off one loop through one folder, instead of a folder and
+    /// a reduce per chunk, so a collect grows one vector per loop, as a sequential one does.
+    /// The default, false, is always correct. A blitz-par extension (rayon's plumbing has no
+    /// such method); adapters of consumers forward it.
+    #[inline]
+    fn folder_continues(&self) -> bool {
+        false
+    }
 }
 
 /// Consumes the items of one leaf sequentially.

@@ -263,6 +263,15 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if consumer.folder_continues() {
+        if !pacer.entered && len > 0 {
+            // The open folder cannot be carried into `enter` (folders need not be `Send`),
+            // so a loop that keeps one enters first: a few tens of nanoseconds, against the
+            // allocation a collect into vectors makes anyway.
+            return enter_and_drive(len, producer, consumer, pacer);
+        }
+        return drive_continuing(len, producer, consumer, pacer);
+    }
     pacer.start_loop();
     // Results of the chunks folded so far, and the reducer that joins them to the next part.
     let mut acc: Option<(C::Result, C::Reducer)> = None;
@@ -276,14 +285,7 @@ where
                 return finish(acc, enter_and_drive(len, producer, consumer, pacer))
             }
             Step::Split => {
-                let mid = len / 2;
-                let (left_p, right_p) = producer.split_at(mid);
-                let (left_c, right_c, reducer) = consumer.split_at(mid);
-                let (left, right) = join(
-                    move || drive_indexed(mid, left_p, left_c, pacer),
-                    move || drive_indexed(len - mid, right_p, right_c, pacer),
-                );
-                return finish(acc, reducer.reduce(left, right));
+                return finish(acc, split_and_join(len, producer, consumer, pacer));
             }
             Step::Peel(n) => {
                 let (front_p, rest_p) = producer.split_at(n);
@@ -303,6 +305,77 @@ where
             Step::FoldAll => {
                 let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
                 return finish(acc, result);
+            }
+        }
+    }
+}
+
+/// Splits the `len` items in halves and drives both, potentially in parallel.
+#[inline]
+fn split_and_join<P, C>(len: usize, producer: P, consumer: C, pacer: Pacer) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = len / 2;
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_at(mid);
+    let (left, right) = join(
+        move || drive_indexed(mid, left_p, left_c, pacer),
+        move || drive_indexed(len - mid, right_p, right_c, pacer),
+    );
+    reducer.reduce(left, right)
+}
+
+/// The loop of [`drive_indexed`] for a consumer whose folder continues over the chunks
+/// (`Consumer::folder_continues`): one folder takes every chunk up to the next split or the
+/// end, and the consumers of the chunks after the first are dropped unused. Runs entered.
+fn drive_continuing<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    mut pacer: Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.start_loop();
+    // The folder holding every item folded so far, and the reducer that joins its result to
+    // the rest.
+    let mut open: Option<(C::Folder, C::Reducer)> = None;
+    let close = |open: Option<(C::Folder, C::Reducer)>| open.map(|(f, r)| (f.complete(), r));
+    loop {
+        if len == 0 || consumer.full() || open.as_ref().is_some_and(|(f, _)| f.full()) {
+            let rest = consumer.into_folder().complete();
+            return finish(close(open), rest);
+        }
+        match pacer.decide(len) {
+            Step::Split => {
+                return finish(close(open), split_and_join(len, producer, consumer, pacer));
+            }
+            Step::Peel(n) => {
+                let (front_p, rest_p) = producer.split_at(n);
+                let (front_c, rest_c, reducer) = consumer.split_at(n);
+                let folder = match open {
+                    Some((folder, _)) => folder,
+                    None => front_c.into_folder(),
+                };
+                let folder = front_p.fold_with(folder);
+                pacer.record(n, len - n);
+                open = Some((folder, reducer));
+                producer = rest_p;
+                consumer = rest_c;
+                len -= n;
+            }
+            Step::FoldAll => {
+                let folder = match open {
+                    Some((folder, _)) => folder,
+                    None => consumer.into_folder(),
+                };
+                let result = producer.fold_with(folder).complete();
+                pacer.record(len, 0);
+                return result;
             }
         }
     }
