@@ -85,6 +85,9 @@ where
     fn folder_continues(&self) -> bool {
         self.base.folder_continues()
     }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
 }
 
 impl<'p, T, C, P> UnindexedConsumer<T> for FilterConsumer<'p, C, P>
@@ -223,6 +226,9 @@ where
     }
     fn folder_continues(&self) -> bool {
         self.base.folder_continues()
+    }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
     }
 }
 

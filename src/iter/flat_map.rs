@@ -229,6 +229,9 @@ where
     fn folder_continues(&self) -> bool {
         self.base.folder_continues()
     }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
 }
 
 impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>

@@ -187,6 +187,9 @@ where
     fn folder_continues(&self) -> bool {
         self.base.folder_continues()
     }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
 }
 
 impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>

@@ -2,8 +2,9 @@
 //! [`ParallelExtend`] implementations for std's collections.
 //!
 //! Into a `Vec`, an iterator of known length writes straight into the vector's spare capacity
-//! (see `consumer.rs`); one of unknown length collects a list of per-leaf vectors and appends
-//! them in order. Other collections extend sequentially from such a list.
+//! (see `consumer.rs`); one of unknown length collects a list of blocks (`list.rs`), which
+//! [`append_list`] copies into place in parallel. Other collections extend sequentially from
+//! such a list. Large destinations are advised for huge pages first (`sync::advise_fill`).
 
 mod consumer;
 mod list;

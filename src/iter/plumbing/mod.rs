@@ -120,6 +120,16 @@ pub trait Consumer<Item>: Send + Sized {
     fn folder_continues(&self) -> bool {
         false
     }
+
+    /// Whether the driver should peel chunks off the back of each loop instead of the front,
+    /// and run the back half of a split first: true for searches that want the last match
+    /// (`find_last`), which can then stop as soon as one is found. Chunks are still folded
+    /// front to back inside. The default, false, is always correct. A blitz-par extension;
+    /// adapters of consumers forward it.
+    #[inline]
+    fn folds_from_back(&self) -> bool {
+        false
+    }
 }
 
 /// Consumes the items of one leaf sequentially.

@@ -272,6 +272,9 @@ where
         }
         return drive_continuing(len, producer, consumer, pacer);
     }
+    if consumer.folds_from_back() {
+        return drive_from_back(len, producer, consumer, pacer);
+    }
     pacer.start_loop();
     // Results of the chunks folded so far, and the reducer that joins them to the next part.
     let mut acc: Option<(C::Result, C::Reducer)> = None;
@@ -310,7 +313,8 @@ where
     }
 }
 
-/// Splits the `len` items in halves and drives both, potentially in parallel.
+/// Splits the `len` items in halves and drives both, potentially in parallel. A consumer
+/// that folds from the back runs the back half on this thread and offers the front one.
 #[inline]
 fn split_and_join<P, C>(len: usize, producer: P, consumer: C, pacer: Pacer) -> C::Result
 where
@@ -318,13 +322,76 @@ where
     C: Consumer<P::Item>,
 {
     let mid = len / 2;
+    let from_back = consumer.folds_from_back();
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
-    let (left, right) = join(
-        move || drive_indexed(mid, left_p, left_c, pacer),
-        move || drive_indexed(len - mid, right_p, right_c, pacer),
-    );
+    let (left, right) = if from_back {
+        let (right, left) = join(
+            move || drive_indexed(len - mid, right_p, right_c, pacer),
+            move || drive_indexed(mid, left_p, left_c, pacer),
+        );
+        (left, right)
+    } else {
+        join(
+            move || drive_indexed(mid, left_p, left_c, pacer),
+            move || drive_indexed(len - mid, right_p, right_c, pacer),
+        )
+    };
     reducer.reduce(left, right)
+}
+
+/// The loop of [`drive_indexed`] for a consumer that folds from the back
+/// (`Consumer::folds_from_back`): the mirror image of the front loop. `acc` holds the results
+/// of the chunks after the items left, with the reducer that joins those items to them.
+fn drive_from_back<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    mut pacer: Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.start_loop();
+    let mut acc: Option<(C::Result, C::Reducer)> = None;
+    let finish_back = |result: C::Result, acc: Option<(C::Result, C::Reducer)>| match acc {
+        None => result,
+        Some((right, reducer)) => reducer.reduce(result, right),
+    };
+    loop {
+        if len == 0 || consumer.full() {
+            let rest = consumer.into_folder().complete();
+            return finish_back(rest, acc);
+        }
+        match pacer.decide(len) {
+            Step::Split if !pacer.entered => {
+                return finish_back(enter_and_drive(len, producer, consumer, pacer), acc)
+            }
+            Step::Split => {
+                return finish_back(split_and_join(len, producer, consumer, pacer), acc);
+            }
+            Step::Peel(n) => {
+                let (rest_p, back_p) = producer.split_at(len - n);
+                let (rest_c, back_c, reducer) = consumer.split_at(len - n);
+                let result = fold_leaf(back_p, back_c, n, len - n, &mut pacer);
+                acc = Some(match acc {
+                    None => (result, reducer),
+                    Some((right, previous)) => (previous.reduce(result, right), reducer),
+                });
+                producer = rest_p;
+                consumer = rest_c;
+                len -= n;
+                if pacer.proven && !pacer.entered {
+                    return finish_back(enter_and_drive(len, producer, consumer, pacer), acc);
+                }
+            }
+            Step::FoldAll => {
+                let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
+                return finish_back(result, acc);
+            }
+        }
+    }
 }
 
 /// The loop of [`drive_indexed`] for a consumer whose folder continues over the chunks
