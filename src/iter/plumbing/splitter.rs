@@ -31,6 +31,14 @@
 //! costs no more than the sequential loop plus its chunking; entering costs 20-70 ns for a
 //! guest, a third of a 1,000-item sum.
 //!
+//! Two consumer properties change the loop's shape, not its policy. A consumer whose folder
+//! continues (`Consumer::folder_continues`: collecting into vectors) gets one folder for all
+//! the chunks of a loop, so a thread's items between two splits go to one run of blocks; such
+//! a loop enters the scheduler before its first chunk, since a folder need not be `Send` and
+//! cannot be carried into `enter` later. A consumer that folds from the back
+//! (`Consumer::folds_from_back`: `find_last`) gets chunks peeled off the back and runs the back
+//! half of each split itself, so the search meets the last match first and stops.
+//!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`MIN_SPLIT_TICKS`],
 //! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
 
