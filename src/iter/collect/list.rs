@@ -79,6 +79,44 @@ impl<T> ListVecFolder<T> {
     }
 }
 
+/// Moves items of `iter` into the spare capacity of `block` until it is full (returns false)
+/// or `iter` ends (returns true). Internal iteration (`try_fold`) keeps the loop of an adapter
+/// such as `filter` tight, and no capacity check or reallocation sits in it.
+#[inline]
+fn fill_block<T, I: Iterator<Item = T>>(block: &mut Vec<T>, iter: &mut I) -> bool {
+    /// Publishes the items written so far, also when `iter` panics, so each is dropped once.
+    struct SetLen<'a, T> {
+        block: &'a mut Vec<T>,
+        len: usize,
+    }
+    impl<T> Drop for SetLen<'_, T> {
+        fn drop(&mut self) {
+            // SAFETY: `[old len, len)` was written by `fill_block` below, within capacity.
+            unsafe { self.block.set_len(self.len) };
+        }
+    }
+    let capacity = block.capacity();
+    let ptr = block.as_mut_ptr();
+    let mut guard = SetLen {
+        len: block.len(),
+        block,
+    };
+    let full = iter
+        .try_for_each(|item| {
+            // SAFETY: `guard.len < capacity` (checked before every write: the loop stops at
+            // capacity), and the slot is spare capacity that nothing else references.
+            unsafe { ptr.add(guard.len).write(item) };
+            guard.len += 1;
+            if guard.len == capacity {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        })
+        .is_break();
+    !full
+}
+
 impl<T> Folder<T> for ListVecFolder<T> {
     type Result = LinkedList<Vec<T>>;
     fn consume(mut self, item: T) -> Self {
@@ -91,13 +129,8 @@ impl<T> Folder<T> for ListVecFolder<T> {
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         let mut iter = iter.into_iter();
         loop {
-            let room = self.vec.capacity() - self.vec.len();
-            if room > 0 {
-                // At most `room` items: `extend` never reallocates the block.
-                self.vec.extend(iter.by_ref().take(room));
-                if self.vec.len() < self.vec.capacity() {
-                    return self; // `iter` ended
-                }
+            if self.vec.len() < self.vec.capacity() && fill_block(&mut self.vec, &mut iter) {
+                return self; // `iter` ended
             }
             match iter.next() {
                 None => return self,
