@@ -71,9 +71,6 @@ pub(crate) struct Local {
     pub(crate) countdown: Cell<u32>,
     last_beat: Cell<u64>,
     beat_pending: Cell<bool>,
-    /// Set when this thread took a job while workers slept: the iterator driver's next split
-    /// check answers yes and wakes one (see `Seat::pass_on_wake`).
-    pass_wake: Cell<bool>,
     rng: Cell<u64>,
     pub(crate) frames: [Cell<*const FrameHead>; MAX_FRAMES],
 }
@@ -86,7 +83,6 @@ impl Local {
             countdown: Cell::new(JOINS_PER_CLOCK_READ),
             last_beat: Cell::new(0),
             beat_pending: Cell::new(false),
-            pass_wake: Cell::new(false),
             rng: Cell::new(seed | 1),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
         }
@@ -211,11 +207,6 @@ impl Seat {
     unsafe fn split_wanted_cold(&self) -> bool {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
-        if local.pass_wake.replace(false) && self.registry().should_wake() {
-            local.beat_pending.set(true);
-            self.split_request.store(true, Ordering::Relaxed);
-            return true;
-        }
         if self.heartbeat(local) {
             // The driver's next join must promote (and wake): raise our own request flag,
             // which that join's poll sees, and remember that a wake is wanted.
@@ -244,33 +235,10 @@ impl Seat {
             return false;
         }
         local.last_beat.set(now);
-        self.registry().should_wake()
-    }
-
-    /// Called by a thread that just took a job: if workers sleep that nobody awake will
-    /// serve, the iterator driver's next split check (made at once: the countdown is zeroed)
-    /// answers yes, and the join of that split promotes its frame and wakes one sleeper. The
-    /// driver still splits only work estimated long enough (`MIN_SPLIT_TICKS`), so small jobs
-    /// wake nobody; large ones reach every sleeping worker in a chain of wake-ups, each thief
-    /// passing one on, instead of one wake-up per heartbeat period per busy thread.
-    #[inline]
-    fn pass_on_wake(&self, local: &Local) {
-        if self.registry().should_wake() {
-            local.pass_wake.set(true);
-            local.countdown.set(0);
-        }
-    }
-
-    /// Undoes what [`Seat::pass_on_wake`] armed and the job did not use (it made no split):
-    /// the wake-up is not carried into later, unrelated work.
-    #[inline]
-    fn disarm_wake(&self, local: &Local) {
-        if local.pass_wake.replace(false) {
-            return;
-        }
-        if local.beat_pending.get() && local.depth.get() == 0 {
-            local.beat_pending.set(false);
-        }
+        let registry = self.registry();
+        let sleeping = registry.sleep.sleeping_workers() as usize;
+        sleeping > registry.active_guests.load(Ordering::Relaxed)
+            && registry.sleep.idle_awake_workers() == 0
     }
 
     /// Pushes the oldest recorded, not yet promoted join frame onto the deque.
@@ -387,12 +355,9 @@ impl Seat {
                     registry.sleep.work_found();
                 }
                 // SAFETY: owner, by contract.
-                let local = unsafe { self.local() };
-                local.reset_heartbeat();
-                self.pass_on_wake(local);
+                unsafe { self.local() }.reset_heartbeat();
                 // SAFETY: we took the job out of a queue, so we own its execution.
                 unsafe { job.execute() };
-                self.disarm_wake(local);
                 if worker {
                     registry.sleep.start_looking();
                 }
@@ -611,14 +576,6 @@ impl Registry {
             )
     }
 
-    /// Whether a sleeping worker should be woken to share work: more workers sleep than
-    /// guests run parallel work (the guest cap), and no idle worker is awake to take it.
-    #[inline]
-    fn should_wake(&self) -> bool {
-        self.sleep.sleeping_workers() as usize > self.active_guests.load(Ordering::Relaxed)
-            && self.sleep.idle_awake_workers() == 0
-    }
-
     /// Whether awake workers plus guests running parallel work exceed the worker count.
     #[inline]
     fn oversubscribed(&self) -> bool {
@@ -714,7 +671,6 @@ impl Registry {
         local.promoted.set(0);
         local.reset_heartbeat();
         local.beat_pending.set(false);
-        local.pass_wake.set(false);
         seat.split_request.store(false, Ordering::Relaxed);
         self.active_guests.fetch_add(1, Ordering::Relaxed);
         CURRENT.with(|c| c.set(seat));
