@@ -263,3 +263,189 @@ quickcheck! {
             && (lo..=hi).into_par_iter().rev().take(50).collect::<Vec<_>>() == (lo..=hi).rev().take(50).collect::<Vec<_>>()
     }
 }
+
+/// Collects of unknown length large enough for the parallel copy into place (over 256 KiB),
+/// in a pool that splits: the blocks of every thread land in order, once each, also when
+/// extending a vector that already holds items, and for items that own memory.
+#[test]
+fn large_unknown_length_collects_match_std() {
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let v: Vec<u64> = (0..1_000_000u64)
+            .map(|x| x.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let expected: Vec<u64> = v.iter().copied().filter(|x| x % 3 == 0).collect();
+        for _ in 0..5 {
+            let got: Vec<u64> = v.par_iter().copied().filter(|x| x % 3 == 0).collect();
+            assert_eq!(got, expected);
+        }
+        let mut extended = vec![7u64, 8, 9];
+        extended.par_extend(v.par_iter().copied().filter(|x| x % 3 == 0));
+        assert_eq!(&extended[..3], &[7, 8, 9]);
+        assert_eq!(&extended[3..], &expected[..]);
+
+        let strings: Vec<String> = (0..200_000u32)
+            .into_par_iter()
+            .filter(|x| x % 5 != 1)
+            .map(|x| x.to_string())
+            .collect();
+        let expected: Vec<String> = (0..200_000u32)
+            .filter(|x| x % 5 != 1)
+            .map(|x| x.to_string())
+            .collect();
+        assert_eq!(strings, expected);
+
+        let flat: Vec<u32> = (0..100_000u32)
+            .into_par_iter()
+            .flat_map_iter(|x| 0..x % 4)
+            .collect();
+        let expected: Vec<u32> = (0..100_000u32).flat_map(|x| 0..x % 4).collect();
+        assert_eq!(flat, expected);
+    });
+}
+
+/// `find_last`, `position_last` and `find_map_last` search from the back and stop once a
+/// match there is found, instead of testing every item.
+#[test]
+fn last_searches_stop_early() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    for threads in [1, 3] {
+        let pool = blitz_par::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let n = 10_000_000usize;
+            let calls = AtomicUsize::new(0);
+            let found = (0..n).into_par_iter().find_last(|&x| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                x % 1000 == 0
+            });
+            assert_eq!(found, Some(n - 1000));
+            assert!(
+                calls.load(Ordering::Relaxed) < n / 10,
+                "find_last tested every item"
+            );
+
+            calls.store(0, Ordering::Relaxed);
+            let v: Vec<u32> = (0..n as u32).collect();
+            let position = v.par_iter().position_last(|&x| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                x % 777 == 0
+            });
+            assert_eq!(position, (0..n).rev().find(|x| x % 777 == 0));
+            assert!(
+                calls.load(Ordering::Relaxed) < n / 10,
+                "position_last tested every item"
+            );
+
+            calls.store(0, Ordering::Relaxed);
+            let mapped = v.par_iter().find_map_last(|&x| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                (x % 999 == 5).then_some(x / 2)
+            });
+            assert_eq!(
+                mapped,
+                (0..n as u32).rev().find(|x| x % 999 == 5).map(|x| x / 2)
+            );
+            assert!(
+                calls.load(Ordering::Relaxed) < n / 10,
+                "find_map_last tested every item"
+            );
+
+            // Too long to scan: only a search from the back returns.
+            assert_eq!(
+                (0..u64::MAX).into_par_iter().find_last(|&x| x % 10 == 3),
+                Some(u64::MAX - 2)
+            );
+        });
+    }
+}
+
+/// `panic_fuse` also stops the other parts on the producer path (here through
+/// `with_max_len`, which drives its base's producer): once one item panics, the other threads
+/// stop within a chunk instead of running their whole share.
+#[test]
+fn panic_fuse_stops_producer_paths() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let n = 20_000;
+    let done = AtomicUsize::new(0);
+    let panicked = AtomicBool::new(false);
+    // The first panic of a process can take a long while to unwind (loading unwind tables);
+    // take that cost here, not while the other thread runs on.
+    let _ = std::panic::catch_unwind(|| panic!("warm-up"));
+    let start = Instant::now();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .panic_fuse()
+                .with_max_len(n)
+                .for_each(|_| {
+                    let t = Instant::now();
+                    while t.elapsed() < Duration::from_micros(10) {}
+                    if start.elapsed() > Duration::from_millis(20)
+                        && !panicked.swap(true, Ordering::Relaxed)
+                    {
+                        panic!("fuse test");
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                })
+        })
+    }));
+    assert!(result.is_err());
+    assert!(
+        done.load(Ordering::Relaxed) < n / 2,
+        "{} of {n} items ran",
+        done.load(Ordering::Relaxed)
+    );
+}
+
+/// `par_bridge` hands out every item exactly once with its batched takes, for cheap items
+/// (large batches) and for expensive ones (batches of about one).
+#[test]
+fn par_bridge_batches_lose_nothing() {
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut got: Vec<u32> = (0..200_000u32).par_bridge().map(|x| x ^ 5).collect();
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            (0..200_000u32)
+                .map(|x| x ^ 5)
+                .collect::<Vec<_>>()
+                .tap_sort()
+        );
+        let slow: u64 = (0..200u64)
+            .par_bridge()
+            .map(|x| {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+                x
+            })
+            .sum();
+        assert_eq!(slow, 199 * 200 / 2);
+        assert_eq!((0..1000).par_bridge().find_any(|&x| x == 999), Some(999));
+    });
+}
+
+trait TapSort {
+    fn tap_sort(self) -> Self;
+}
+
+impl TapSort for Vec<u32> {
+    fn tap_sort(mut self) -> Self {
+        self.sort_unstable();
+        self
+    }
+}

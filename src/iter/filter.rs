@@ -82,6 +82,12 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
 }
 
 impl<'p, T, C, P> UnindexedConsumer<T> for FilterConsumer<'p, C, P>
@@ -217,6 +223,12 @@ where
     }
     fn full(&self) -> bool {
         self.base.full()
+    }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
     }
 }
 

@@ -233,6 +233,10 @@ where
     fn full(&self) -> bool {
         self.beaten()
     }
+    fn folds_from_back(&self) -> bool {
+        // The last match is nearest the back: searching there first lets the rest stop.
+        self.direction == Direction::Last
+    }
 }
 
 impl<'p, T, P> UnindexedConsumer<T> for OrderedConsumer<'p, P>

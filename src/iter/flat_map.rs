@@ -226,6 +226,12 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
 }
 
 impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>

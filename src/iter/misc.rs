@@ -96,9 +96,72 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
         self.base.len()
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        // A producer cannot see the consumer's fuse; the indexed producer path is unfused, as
-        // only consumer-driven paths can stop early anyway.
-        self.base.with_producer(callback)
+        let fuse = AtomicBool::new(false);
+        return self.base.with_producer(Callback {
+            callback,
+            fuse: &fuse,
+        });
+
+        struct Callback<'f, CB> {
+            callback: CB,
+            fuse: &'f AtomicBool,
+        }
+
+        impl<'f, T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'f, CB> {
+            type Output = CB::Output;
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(FuseProducer {
+                    base,
+                    fuse: self.fuse,
+                })
+            }
+        }
+    }
+}
+
+/// The producer of [`PanicFuse`]: every fold goes through a [`FuseFolder`], so a panic in one
+/// part stops the folds of the others (adapters that read the sequential iterator directly,
+/// such as `zip`, are not fused, as in rayon).
+struct FuseProducer<'f, P> {
+    base: P,
+    fuse: &'f AtomicBool,
+}
+
+impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
+    type Item = P::Item;
+    type IntoIter = P::IntoIter;
+    fn into_iter(self) -> P::IntoIter {
+        self.base.into_iter()
+    }
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.split_at(index);
+        (
+            FuseProducer {
+                base: left,
+                fuse: self.fuse,
+            },
+            FuseProducer {
+                base: right,
+                fuse: self.fuse,
+            },
+        )
+    }
+    fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
+        if self.fuse.load(Ordering::Relaxed) {
+            return folder;
+        }
+        self.base
+            .fold_with(FuseFolder {
+                base: folder,
+                fuse: self.fuse,
+            })
+            .base
     }
 }
 

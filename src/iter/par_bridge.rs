@@ -1,11 +1,13 @@
 //! `par_bridge`: a parallel iterator over any sequential `Iterator + Send`.
 //!
-//! The iterator sits behind a mutex; every leaf takes items from it one at a time. It is split
+//! The iterator sits behind a mutex; every leaf takes items from it in batches whose size
+//! adapts to the cost of an item (see `fold_with`). It is split
 //! eagerly (by the unindexed driver) so that every thread can take part; items come in no
 //! particular order, as in rayon.
 
 use super::plumbing::*;
 use super::*;
+use crate::sync::ticks;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -101,24 +103,52 @@ where
     }
 
     fn fold_with<F: Folder<I::Item>>(self, mut folder: F) -> F {
+        // Items are taken under the lock in batches, consumed outside it. A batch doubles
+        // while consuming one takes under BATCH_FAST_TICKS and halves when it takes more than
+        // BATCH_SLOW_TICKS, so cheap items cost one lock per many, while expensive ones are
+        // still handed out about one at a time (a thread never sits on much work others could
+        // do).
+        let mut batch: Vec<I::Item> = Vec::new();
+        let mut size = 1usize;
         while !folder.full() && !self.shared.done.load(Ordering::Relaxed) {
-            let next = {
+            {
                 // A poisoned lock means another leaf's `next` panicked: stop; that panic
                 // reaches the caller.
                 let Ok(mut iter) = self.shared.iter.lock() else {
                     self.shared.done.store(true, Ordering::Relaxed);
                     break;
                 };
-                iter.next()
-            };
-            match next {
-                Some(item) => folder = folder.consume(item),
-                None => {
-                    self.shared.done.store(true, Ordering::Relaxed);
+                batch.extend(iter.by_ref().take(size));
+            }
+            let ended = batch.len() < size;
+            if ended {
+                self.shared.done.store(true, Ordering::Relaxed);
+            }
+            let start = ticks();
+            // A panic in `consume` drops the rest of the batch (the drain owns it).
+            for item in batch.drain(..) {
+                folder = folder.consume(item);
+                if folder.full() {
                     break;
                 }
+            }
+            let spent = ticks().wrapping_sub(start);
+            if spent < BATCH_FAST_TICKS {
+                size = (size * 2).min(MAX_BATCH);
+            } else if spent > BATCH_SLOW_TICKS {
+                size = (size / 2).max(1);
+            }
+            if ended {
+                break;
             }
         }
         folder
     }
 }
+
+/// A batch that took less than this (about 2 us) doubles: the lock is then a real part of it.
+const BATCH_FAST_TICKS: u64 = 5_000;
+/// A batch that took more than this (about 40 us) halves.
+const BATCH_SLOW_TICKS: u64 = 100_000;
+/// The largest batch: items taken ahead are not available to other threads.
+const MAX_BATCH: usize = 256;

@@ -2,10 +2,13 @@
 //! them for loom's models: atomics, fences, futex wait/wake, cache padding, a cheap clock.
 //! `SyncPtr` lives here too, since collect, sort and `parallel_for` all write through it.
 //!
-//! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly.
+//! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly; the one
+//! call into the OS's memory management (`memory.rs`) lives here too.
 
+mod memory;
 mod sync_ptr;
 
+pub(crate) use memory::advise_fill;
 pub use sync_ptr::SyncPtr;
 
 #[cfg(not(loom))]

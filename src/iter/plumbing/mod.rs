@@ -108,6 +108,28 @@ pub trait Consumer<Item>: Send + Sized {
 
     /// Whether further items are useless (a search has found its answer); the driver then stops.
     fn full(&self) -> bool;
+
+    /// Whether this consumer's folder may go on to fold the items of consumers split off to
+    /// its right, in order, as if it had been made for all of them: true when folding does
+    /// not depend on where the items sit (collecting into a list of vectors, say). The driver
+    /// then runs the chunks it peels off one loop through one folder, instead of a folder and
+    /// a reduce per chunk, so a collect grows one vector per loop, as a sequential one does.
+    /// The default, false, is always correct. A blitz-par extension (rayon's plumbing has no
+    /// such method); adapters of consumers forward it.
+    #[inline]
+    fn folder_continues(&self) -> bool {
+        false
+    }
+
+    /// Whether the driver should peel chunks off the back of each loop instead of the front,
+    /// and run the back half of a split first: true for searches that want the last match
+    /// (`find_last`), which can then stop as soon as one is found. Chunks are still folded
+    /// front to back inside. The default, false, is always correct. A blitz-par extension;
+    /// adapters of consumers forward it.
+    #[inline]
+    fn folds_from_back(&self) -> bool {
+        false
+    }
 }
 
 /// Consumes the items of one leaf sequentially.

@@ -31,6 +31,14 @@
 //! costs no more than the sequential loop plus its chunking; entering costs 20-70 ns for a
 //! guest, a third of a 1,000-item sum.
 //!
+//! Two consumer properties change the loop's shape, not its policy. A consumer whose folder
+//! continues (`Consumer::folder_continues`: collecting into vectors) gets one folder for all
+//! the chunks of a loop, so a thread's items between two splits go to one run of blocks; such
+//! a loop enters the scheduler before its first chunk, since a folder need not be `Send` and
+//! cannot be carried into `enter` later. A consumer that folds from the back
+//! (`Consumer::folds_from_back`: `find_last`) gets chunks peeled off the back and runs the back
+//! half of each split itself, so the search meets the last match first and stops.
+//!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`MIN_SPLIT_TICKS`],
 //! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
 
@@ -263,6 +271,18 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if consumer.folder_continues() {
+        if !pacer.entered && len > 0 {
+            // The open folder cannot be carried into `enter` (folders need not be `Send`),
+            // so a loop that keeps one enters first: a few tens of nanoseconds, against the
+            // allocation a collect into vectors makes anyway.
+            return enter_and_drive(len, producer, consumer, pacer);
+        }
+        return drive_continuing(len, producer, consumer, pacer);
+    }
+    if consumer.folds_from_back() {
+        return drive_from_back(len, producer, consumer, pacer);
+    }
     pacer.start_loop();
     // Results of the chunks folded so far, and the reducer that joins them to the next part.
     let mut acc: Option<(C::Result, C::Reducer)> = None;
@@ -276,14 +296,7 @@ where
                 return finish(acc, enter_and_drive(len, producer, consumer, pacer))
             }
             Step::Split => {
-                let mid = len / 2;
-                let (left_p, right_p) = producer.split_at(mid);
-                let (left_c, right_c, reducer) = consumer.split_at(mid);
-                let (left, right) = join(
-                    move || drive_indexed(mid, left_p, left_c, pacer),
-                    move || drive_indexed(len - mid, right_p, right_c, pacer),
-                );
-                return finish(acc, reducer.reduce(left, right));
+                return finish(acc, split_and_join(len, producer, consumer, pacer));
             }
             Step::Peel(n) => {
                 let (front_p, rest_p) = producer.split_at(n);
@@ -303,6 +316,141 @@ where
             Step::FoldAll => {
                 let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
                 return finish(acc, result);
+            }
+        }
+    }
+}
+
+/// Splits the `len` items in halves and drives both, potentially in parallel. A consumer
+/// that folds from the back runs the back half on this thread and offers the front one.
+#[inline]
+fn split_and_join<P, C>(len: usize, producer: P, consumer: C, pacer: Pacer) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = len / 2;
+    let from_back = consumer.folds_from_back();
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_at(mid);
+    let (left, right) = if from_back {
+        let (right, left) = join(
+            move || drive_indexed(len - mid, right_p, right_c, pacer),
+            move || drive_indexed(mid, left_p, left_c, pacer),
+        );
+        (left, right)
+    } else {
+        join(
+            move || drive_indexed(mid, left_p, left_c, pacer),
+            move || drive_indexed(len - mid, right_p, right_c, pacer),
+        )
+    };
+    reducer.reduce(left, right)
+}
+
+/// The loop of [`drive_indexed`] for a consumer that folds from the back
+/// (`Consumer::folds_from_back`): the mirror image of the front loop. `acc` holds the results
+/// of the chunks after the items left, with the reducer that joins those items to them.
+fn drive_from_back<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    mut pacer: Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.start_loop();
+    let mut acc: Option<(C::Result, C::Reducer)> = None;
+    let finish_back = |result: C::Result, acc: Option<(C::Result, C::Reducer)>| match acc {
+        None => result,
+        Some((right, reducer)) => reducer.reduce(result, right),
+    };
+    loop {
+        if len == 0 || consumer.full() {
+            let rest = consumer.into_folder().complete();
+            return finish_back(rest, acc);
+        }
+        match pacer.decide(len) {
+            Step::Split if !pacer.entered => {
+                return finish_back(enter_and_drive(len, producer, consumer, pacer), acc)
+            }
+            Step::Split => {
+                return finish_back(split_and_join(len, producer, consumer, pacer), acc);
+            }
+            Step::Peel(n) => {
+                let (rest_p, back_p) = producer.split_at(len - n);
+                let (rest_c, back_c, reducer) = consumer.split_at(len - n);
+                let result = fold_leaf(back_p, back_c, n, len - n, &mut pacer);
+                acc = Some(match acc {
+                    None => (result, reducer),
+                    Some((right, previous)) => (previous.reduce(result, right), reducer),
+                });
+                producer = rest_p;
+                consumer = rest_c;
+                len -= n;
+                if pacer.proven && !pacer.entered {
+                    return finish_back(enter_and_drive(len, producer, consumer, pacer), acc);
+                }
+            }
+            Step::FoldAll => {
+                let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
+                return finish_back(result, acc);
+            }
+        }
+    }
+}
+
+/// The loop of [`drive_indexed`] for a consumer whose folder continues over the chunks
+/// (`Consumer::folder_continues`): one folder takes every chunk up to the next split or the
+/// end, and the consumers of the chunks after the first are dropped unused. Runs entered.
+fn drive_continuing<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    mut pacer: Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    pacer.start_loop();
+    // The folder holding every item folded so far, and the reducer that joins its result to
+    // the rest.
+    let mut open: Option<(C::Folder, C::Reducer)> = None;
+    let close = |open: Option<(C::Folder, C::Reducer)>| open.map(|(f, r)| (f.complete(), r));
+    loop {
+        if len == 0 || consumer.full() || open.as_ref().is_some_and(|(f, _)| f.full()) {
+            let rest = consumer.into_folder().complete();
+            return finish(close(open), rest);
+        }
+        match pacer.decide(len) {
+            Step::Split => {
+                return finish(close(open), split_and_join(len, producer, consumer, pacer));
+            }
+            Step::Peel(n) => {
+                let (front_p, rest_p) = producer.split_at(n);
+                let (front_c, rest_c, reducer) = consumer.split_at(n);
+                let folder = match open {
+                    Some((folder, _)) => folder,
+                    None => front_c.into_folder(),
+                };
+                let folder = front_p.fold_with(folder);
+                pacer.record(n, len - n);
+                open = Some((folder, reducer));
+                producer = rest_p;
+                consumer = rest_c;
+                len -= n;
+            }
+            Step::FoldAll => {
+                let folder = match open {
+                    Some((folder, _)) => folder,
+                    None => consumer.into_folder(),
+                };
+                let result = producer.fold_with(folder).complete();
+                pacer.record(len, 0);
+                return result;
             }
         }
     }
