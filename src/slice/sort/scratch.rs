@@ -141,14 +141,14 @@ impl<T> Drop for Scratch<T> {
     }
 }
 
-/// Anonymous mappings with `MADV_HUGEPAGE`, through libc (which std links on Linux already).
+/// Anonymous mappings with `MADV_HUGEPAGE`, through the `libc` crate (see also
+/// `crate::sync::advise_fill`, the same advice for collect destinations).
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64"),
     not(miri)
 ))]
 mod huge_pages {
-    use std::ffi::{c_int, c_long, c_void};
     use std::ptr::NonNull;
 
     /// Below this many bytes a buffer comes from the global allocator: a huge page would be
@@ -158,26 +158,6 @@ mod huge_pages {
     /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages.
     pub(super) const HUGE_PAGE: usize = 2 << 20;
 
-    // Values from Linux's uapi headers, the same on x86-64 and aarch64.
-    const PROT_READ: c_int = 1;
-    const PROT_WRITE: c_int = 2;
-    const MAP_PRIVATE: c_int = 0x02;
-    const MAP_ANONYMOUS: c_int = 0x20;
-    const MADV_HUGEPAGE: c_int = 14;
-
-    extern "C" {
-        fn mmap(
-            addr: *mut c_void,
-            len: usize,
-            prot: c_int,
-            flags: c_int,
-            fd: c_int,
-            offset: c_long,
-        ) -> *mut c_void;
-        fn munmap(addr: *mut c_void, len: usize) -> c_int;
-        fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-    }
-
     /// Maps at least `bytes` zeroed bytes, with a 2 MiB-aligned start (so that every 2 MiB of
     /// it can be one huge page), and asks for huge pages. Returns the mapping's base and
     /// length and the aligned start, or `None` if `mmap` failed.
@@ -186,16 +166,16 @@ mod huge_pages {
         // SAFETY: a fresh private anonymous mapping aliases nothing; the arguments are valid
         // for `mmap(2)`.
         let base = unsafe {
-            mmap(
+            libc::mmap(
                 std::ptr::null_mut(),
                 len,
-                PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
                 -1,
                 0,
             )
         };
-        if base as isize == -1 {
+        if base == libc::MAP_FAILED {
             return None;
         }
         let base = base.cast::<u8>();
@@ -203,7 +183,7 @@ mod huge_pages {
         // SAFETY: `aligned..aligned + bytes` lies inside the mapping (at most `HUGE_PAGE - 1`
         // bytes of padding come first). The advice only changes how pages are backed; if THP
         // is off it fails harmlessly, and the memory stays ordinary zeroed memory.
-        unsafe { madvise(aligned.cast(), bytes, MADV_HUGEPAGE) };
+        unsafe { libc::madvise(aligned.cast(), bytes, libc::MADV_HUGEPAGE) };
         Some((base, len, NonNull::new(aligned)?))
     }
 
@@ -212,6 +192,6 @@ mod huge_pages {
     /// `base` and `len` must come from one call of `map`, and nothing may use the memory after.
     pub(super) unsafe fn unmap(base: *mut u8, len: usize) {
         // SAFETY: by the caller's promise the range is our mapping and unused from now on.
-        unsafe { munmap(base.cast(), len) };
+        unsafe { libc::munmap(base.cast(), len) };
     }
 }
