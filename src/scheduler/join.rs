@@ -7,6 +7,9 @@
 //! - not promoted (the common case): run the second closure inline, like a plain call;
 //! - promoted: pop it back from the deque if no thief took it and run it inline; else run other
 //!   jobs until the thief sets the frame's latch, then take the result.
+//!
+//! A join opened while `RECORD_WINDOW` recorded frames already wait unpromoted is not recorded
+//! at all (`join_unrecorded`): it only polls, and runs the closures one after the other.
 
 use super::job::JobHeader;
 use super::job::JobRef;
