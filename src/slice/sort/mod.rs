@@ -5,7 +5,7 @@
 //! | call | algorithm |
 //! | --- | --- |
 //! | any, fewer than `Tuning::sequential_below` elements | std's `sort_by` / `sort_unstable_by`: splitting does not pay |
-//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort |
+//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort; [`counting`] when a sample shows few distinct values |
 //! | `par_sort_by`, `par_sort_unstable_by` on `f64`/`f32` given `f64::total_cmp`/`f32::total_cmp` itself | [`radix`], on the bits of the total order |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
 //! | `par_sort_by_key` with a key that needs dropping (`String`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
@@ -36,6 +36,7 @@
 //! `merge` and `quick` for the invariant). `par_sort_by_cached_key` moves elements only in its gather,
 //! which runs no user code.
 
+mod counting;
 mod merge;
 mod quick;
 mod radix;

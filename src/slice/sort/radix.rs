@@ -20,7 +20,9 @@
 //!
 //! Before any of that, two cheap parallel scans that stop early on random input: sorted or
 //! reversed input is finished at once, and input made of a few runs goes to the merge sort,
-//! whose leaves (std's stable sort) merge runs in fewer passes than a radix sort makes.
+//! whose leaves (std's stable sort) merge runs in fewer passes than a radix sort makes. Then a
+//! sample: if it holds few distinct values, [`super::counting`] counts them and writes the
+//! runs, two passes and no scratch buffer.
 
 use std::any::TypeId;
 use std::cmp::Ordering;
@@ -210,6 +212,9 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
             &|leaf: &mut [K]| leaf.sort_by_key(|k| k.bits()),
             tuning,
         );
+        return;
+    }
+    if super::counting::try_counting_sort(v, tuning) {
         return;
     }
     let mut buffer = Scratch::<K>::zeroed(v.len());

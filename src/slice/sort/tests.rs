@@ -62,6 +62,11 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
             }
         })
         .collect();
+    // About len / 32 distinct random values: the counting sort's case.
+    let values: Vec<u64> = (0..len / 32 + 1).map(|_| rng.next()).collect();
+    let few_random: Vec<u64> = (0..len)
+        .map(|_| values[(rng.next() % values.len() as u64) as usize])
+        .collect();
     let equal = vec![42u64; len];
     let high_bits: Vec<u64> = (0..len)
         .map(|_| rng.next() & 0xf000_0000_0000_0f0f)
@@ -69,6 +74,7 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
     vec![
         ("random", random),
         ("few", few),
+        ("few_random", few_random),
         ("sorted", sorted),
         ("reversed", reversed),
         ("sawtooth", sawtooth),
@@ -212,6 +218,50 @@ fn radix_sorts_match_std() {
             check_radix::<usize>(len);
             check_radix::<isize>(len);
         }
+    }
+}
+
+#[test]
+fn counting_sort_takes_few_distinct_and_refuses_many() {
+    let len = if cfg!(miri) { 200 } else { 20_000 };
+    let mut rng = Rng(5);
+    // Few distinct, sampled or not: counted, sorted.
+    let values: Vec<i64> = (0..7).map(|_| rng.next() as i64).collect();
+    let mut few: Vec<i64> = (0..len)
+        .map(|_| values[(rng.next() % 7) as usize])
+        .collect();
+    let mut expected = few.clone();
+    expected.sort();
+    assert!(counting::try_counting_sort(&mut few, &TINY));
+    assert_eq!(few, expected);
+    // Random keys: the sample refuses, nothing moves.
+    let random: Vec<u64> = (0..len).map(|_| rng.next()).collect();
+    let mut copy = random.clone();
+    assert!(!counting::try_counting_sort(&mut copy, &TINY));
+    assert_eq!(copy, random);
+    if cfg!(miri) {
+        // Too small for the case below (and there is no unsafe code in the counting sort).
+        return;
+    }
+    // Zeros, then a tenth of distinct keys at the end: the sample sees few distinct values,
+    // the block holding the end sees too many and the count gives up; nothing moves, and the
+    // full sort still sorts. Once in one block, once in as many as `TINY` makes.
+    let tail = len / 10;
+    let skewed: Vec<u64> = (0..len)
+        .map(|i| if i < len - tail { 0 } else { rng.next() })
+        .collect();
+    let one_block = Tuning {
+        radix_parallel_below: 4 * len,
+        ..TINY
+    };
+    for tuning in [one_block, TINY] {
+        let mut copy = skewed.clone();
+        assert!(!counting::try_counting_sort(&mut copy, &tuning));
+        assert_eq!(copy, skewed);
+        let mut expected = skewed.clone();
+        expected.sort();
+        par_sort_unstable_with(&mut copy, &tuning);
+        assert_eq!(copy, expected);
     }
 }
 
