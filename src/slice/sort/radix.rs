@@ -10,23 +10,32 @@
 //! keys); take the highest differing bits as the digit (8 to 12 of them, so that a parallel
 //! pass leaves buckets of about 4,096 keys, which one sequential pass finishes); histogram;
 //! scatter into the other buffer; recurse into each bucket with the buffers' roles swapped.
-//! When a sequential pass leaves no bucket above 16 keys, one insertion sort over the whole
-//! range finishes it instead of visiting every bucket. Skipping the
+//! A sequential pass spreads the keys' range (minimum to maximum) over its buckets rather
+//! than the highest differing bits, which wastes buckets when the range does not line up with
+//! powers of two. When a sequential pass leaves no bucket above 16 keys, one insertion sort
+//! over the whole range finishes it instead of visiting every bucket. Skipping the
 //! bits that do not differ makes small ranges (indices, few distinct values, sawtooth) cost
 //! few passes, and a bucket whose keys are all equal stops at once. Large slices do the
 //! histogram and the scatter in parallel over blocks (each block owns one row of counts, so
 //! its writes land in ranges no other block writes) and then sort the buckets in parallel;
 //! buckets of at most `radix_small` elements go to std's `sort_unstable`.
 //!
-//! Before any of that, two cheap parallel scans that stop early on random input: sorted or
-//! reversed input is finished at once, and input made of a few runs goes to the merge sort,
-//! whose leaves (std's stable sort) merge runs in fewer passes than a radix sort makes. Then a
-//! sample: if it holds few distinct values, [`super::counting`] counts them and writes the
-//! runs, two passes and no scratch buffer.
+//! Floats get a different first pass when a sample says it fits: buckets of equal width in
+//! *value* ([`Interpolation`]), which spread uniform or normal data evenly, where the highest
+//! differing bits (sign and exponent) put most keys of, say, uniform `[-0.5, 0.5)` into a few
+//! buckets that each need another pass over memory.
+//!
+//! Before any of that, cheap parallel scans that stop early on random input: sorted input is
+//! left as it is, reversed input is checked and reversed in one fused pass (pieces checked in
+//! cache and swapped at once, the swaps undone if some piece does not descend), and input made
+//! of a few runs goes to the merge sort, whose leaves (std's stable sort) merge runs in fewer
+//! passes than a radix sort makes. Then a sample: if it holds few distinct values,
+//! [`super::counting`] counts them and writes the runs, two passes and no scratch buffer.
 
 use std::any::TypeId;
 use std::cmp::Ordering;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
@@ -43,6 +52,13 @@ use crate::SyncPtr;
 pub(super) unsafe trait RadixKey: Copy + Send + Sync + 'static {
     /// Order-preserving map to `u64`: `a < b` if and only if `a.bits() < b.bits()`.
     fn bits(self) -> u64;
+
+    /// For floats, the value (exactly, as an `f64`), for the value-interpolating first pass;
+    /// `None` for integers, whose bits are what a radix digit should look at.
+    #[inline(always)]
+    fn float_value(self) -> Option<f64> {
+        None
+    }
 }
 
 macro_rules! unsigned_key {
@@ -89,6 +105,11 @@ unsafe impl RadixKey for f64 {
         let bits = self.to_bits();
         bits ^ (((bits as i64 >> 63) as u64) | (1 << 63))
     }
+
+    #[inline(always)]
+    fn float_value(self) -> Option<f64> {
+        Some(self)
+    }
 }
 
 // SAFETY: as for `f64`.
@@ -98,6 +119,11 @@ unsafe impl RadixKey for f32 {
     fn bits(self) -> u64 {
         let bits = self.to_bits();
         (bits ^ (((bits as i32 >> 31) as u32) | (1 << 31))) as u64
+    }
+
+    #[inline(always)]
+    fn float_value(self) -> Option<f64> {
+        Some(self as f64)
     }
 }
 
@@ -190,17 +216,15 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
         v.sort_unstable_by_key(|k| k.bits());
         return;
     }
-    match par_order(v, tuning) {
-        Order::Ascending => return,
-        Order::Descending => {
-            // Non-increasing; equal keys are identical, so reversing sorts it.
-            let mid = v.len() / 2;
-            let (front, back) = v.split_at_mut(mid);
-            let back_len = back.len();
-            par_swap_mirrored(front, &mut back[back_len - mid..], tuning);
+    // A sorted slice starts with its least key, a reversed one with its greatest: look for
+    // the one that the ends allow.
+    if v[0].bits() <= v[v.len() - 1].bits() {
+        if par_ascending(v, tuning) {
             return;
         }
-        Order::Neither => {}
+    } else if try_par_reverse_descending(v, tuning) {
+        // Non-increasing; equal keys are identical, so reversing sorted it.
+        return;
     }
     if par_direction_changes(v, FEW_RUNS, tuning) <= FEW_RUNS {
         // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
@@ -221,45 +245,231 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     // SAFETY: the buffer comes from `zeroed`, all-zero bytes are a valid `RadixKey` (a
     // requirement of the trait), and keys are `Copy`.
     let scratch = unsafe { buffer.as_init() };
+    if v.len() > tuning.radix_parallel_below {
+        if let Some(interpolation) = fit_interpolation(v) {
+            // First pass by value, then each bucket by its bits.
+            let block_len = radix_block_len(v.len(), tuning);
+            let buckets = Classifier::<K>::buckets(interpolation);
+            let mut offsets = vec![0usize; v.len().div_ceil(block_len) * buckets];
+            par_histogram(v, block_len, &mut offsets, interpolation);
+            let starts = par_distribute(v, scratch, block_len, &mut offsets, interpolation);
+            par_buckets(scratch, v, &starts, true, u64::BITS, tuning);
+            return;
+        }
+    }
     par_radix(v, scratch, false, u64::BITS, tuning);
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Order {
-    Ascending,
-    Descending,
-    Neither,
-}
+/// Keys sampled to fit an [`Interpolation`].
+const INTERPOLATION_SAMPLE: usize = 1024;
 
-/// Whether `v` is non-decreasing, non-increasing or neither; parallel, and each piece stops at
-/// its first counterexample, so random input costs almost nothing.
-fn par_order<K: RadixKey>(v: &[K], tuning: &Tuning) -> Order {
-    let (ascending, descending) = par_order_flags(v, tuning);
-    match (ascending, descending) {
-        (true, _) => Order::Ascending,
-        (false, true) => Order::Descending,
-        (false, false) => Order::Neither,
+/// For floats: an [`Interpolation`] over the range of a sample of `v`, with as many buckets as
+/// a parallel radix pass would have, if it spreads the sample evenly (no sixty-fourth of the
+/// buckets holds more than about four times its share of the sample). `None` for integers, for
+/// ranges too wide for `f64` arithmetic, and for skewed values (exponentially distributed,
+/// say), which the highest differing bits (the exponent first) spread better.
+pub(super) fn fit_interpolation<K: RadixKey>(v: &[K]) -> Option<Interpolation> {
+    v.first()?.float_value()?;
+    let len = v.len();
+    let samples = len.min(INTERPOLATION_SAMPLE);
+    let mut sample = Vec::with_capacity(samples);
+    // xorshift64 positions over the whole slice, the same for every call.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ len as u64;
+    for _ in 0..samples {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let index = ((state as u128 * len as u128) >> 64) as usize;
+        sample.push(v[index]);
     }
+    // The range leaves out the sample's extreme 1/128 at each end, so that a few outliers do
+    // not stretch it (keys outside the range go to the end buckets).
+    let mut finite: Vec<f64> = sample
+        .iter()
+        .filter_map(|key| key.float_value())
+        .filter(|x| x.is_finite())
+        .collect();
+    if finite.len() < 2 {
+        return None;
+    }
+    let trim = finite.len() / 128;
+    let last = finite.len() - 1 - trim;
+    let high = *finite.select_nth_unstable_by(last, f64::total_cmp).1;
+    let low = *finite[..last]
+        .select_nth_unstable_by(trim, f64::total_cmp)
+        .1;
+    let buckets = 1usize << parallel_digit_width(len);
+    let scale = buckets as f64 / (high - low);
+    if !(scale.is_finite() && scale > 0.0) {
+        return None;
+    }
+    let interpolation = Interpolation {
+        low,
+        scale,
+        last: buckets - 1,
+    };
+    const GROUPS: usize = 64;
+    let mut groups = [0usize; GROUPS];
+    for &key in &sample {
+        groups[Classifier::<K>::of(interpolation, key) * GROUPS / buckets] += 1;
+    }
+    let most = groups.iter().copied().max().unwrap_or(0);
+    // (Plus a few, for small samples' noise.)
+    (most <= 4 * samples.div_ceil(GROUPS) + 8).then_some(interpolation)
 }
 
-fn par_order_flags<K: RadixKey>(v: &[K], tuning: &Tuning) -> (bool, bool) {
+/// Whether `v` is non-decreasing; parallel, and each piece stops at its first
+/// counterexample, so random input costs almost nothing.
+fn par_ascending<K: RadixKey>(v: &[K], tuning: &Tuning) -> bool {
     if v.len() <= tuning.radix_parallel_below {
         poll_scheduler();
-        let ascending = v.windows(2).all(|w| w[0].bits() <= w[1].bits());
-        let descending = !ascending && v.windows(2).all(|w| w[0].bits() >= w[1].bits());
-        return (ascending, descending);
+        return ascending(v);
     }
     let mid = v.len() / 2;
     let (low, high) = v.split_at(mid);
-    let ((low_ascending, low_descending), (high_ascending, high_descending)) = crate::join(
-        || par_order_flags(low, tuning),
-        || par_order_flags(high, tuning),
+    if low[low.len() - 1].bits() > high[0].bits() {
+        return false;
+    }
+    let (low, high) = crate::join(
+        || par_ascending(low, tuning),
+        || par_ascending(high, tuning),
     );
-    let (last, first) = (low[low.len() - 1].bits(), high[0].bits());
-    (
-        low_ascending && high_ascending && last <= first,
-        low_descending && high_descending && last >= first,
-    )
+    low && high
+}
+
+/// `par_ascending` for one thread: chunk by chunk, each chunk without early exit (so that
+/// the compiler may use vector compares), stopping after the first chunk with a descent.
+fn ascending<K: RadixKey>(v: &[K]) -> bool {
+    v.chunks(CHECK_CHUNK)
+        .zip(
+            v.chunks(CHECK_CHUNK)
+                .skip(1)
+                .map(|next| next[0])
+                .map(Some)
+                .chain([None]),
+        )
+        .all(|(chunk, next)| {
+            let pairs = chunk.iter().zip(&chunk[1..]);
+            pairs.fold(true, |up, (a, b)| up & (a.bits() <= b.bits()))
+                && next.is_none_or(|next| chunk[chunk.len() - 1].bits() <= next.bits())
+        })
+}
+
+/// Keys checked per step of a sequential order check.
+const CHECK_CHUNK: usize = 256;
+
+/// Whether `v` is non-increasing, in which case it is reversed (the sort of such keys: equal
+/// ones are identical); otherwise `v` is left as it was. One pass, in parallel: pieces of the
+/// front half and their mirror images in the back half are checked while in cache and, if both
+/// descend, swapped mirror-wise at once; a piece that does not descend makes its task give
+/// up, and every finished swap is undone (the mirrored swap is its own inverse).
+pub(super) fn try_par_reverse_descending<K: RadixKey>(v: &mut [K], tuning: &Tuning) -> bool {
+    let len = v.len();
+    let half = len / 2;
+    if half == 0 {
+        return true;
+    }
+    // The pairs of neighbours that lie across two pieces (or across the middle) are checked
+    // here, before any piece moves; the piece tasks check the pairs inside their pieces.
+    let descends = |i: usize| v[i - 1].bits() >= v[i].bits();
+    let piece = REVERSE_PIECE.min(tuning.radix_parallel_below.max(2));
+    let boundaries_descend = (1..half.div_ceil(piece))
+        .map(|p| p * piece)
+        .all(|start| descends(start) && descends(len - start))
+        && (half..=len - half).all(descends);
+    if !boundaries_descend {
+        return false;
+    }
+    let (front, rest) = v.split_at_mut(half);
+    let back_start = rest.len() - half;
+    let back = &mut rest[back_start..];
+    let give_up = AtomicBool::new(false);
+    par_reverse_pieces(front, back, piece, &give_up, tuning)
+}
+
+/// Keys per piece of `try_par_reverse_descending`: a piece and its mirror fit in L1 cache.
+const REVERSE_PIECE: usize = 2048;
+
+/// `try_par_reverse_descending` over `front` and its mirror image `back` (`back` is in
+/// original order: `front[i]` pairs with `back[back.len() - 1 - i]`). Returns whether every
+/// piece descended and was swapped; if not, nothing here was swapped (or it was undone).
+fn par_reverse_pieces<K: RadixKey>(
+    front: &mut [K],
+    back: &mut [K],
+    piece: usize,
+    give_up: &AtomicBool,
+    tuning: &Tuning,
+) -> bool {
+    debug_assert_eq!(front.len(), back.len());
+    let len = front.len();
+    if len <= tuning.radix_parallel_below.max(piece) {
+        poll_scheduler();
+        let mut done = 0;
+        let mut ok = true;
+        for start in (0..len).step_by(piece) {
+            let end = (start + piece).min(len);
+            let front_piece = &front[start..end];
+            let back_piece = &back[len - end..len - start];
+            if give_up.load(Relaxed) || !descending(front_piece) || !descending(back_piece) {
+                give_up.store(true, Relaxed);
+                ok = false;
+                break;
+            }
+            swap_mirrored(&mut front[start..end], &mut back[len - end..len - start]);
+            done = end;
+        }
+        if !ok {
+            // Undo this task's swaps.
+            swap_mirrored(&mut front[..done], &mut back[len - done..]);
+        }
+        return ok;
+    }
+    // Halves on piece boundaries, so that the pieces (and the pairs checked across them) are
+    // those of `try_par_reverse_descending`.
+    let mid = (len / 2).div_ceil(piece) * piece;
+    let (front_low, front_high) = front.split_at_mut(mid);
+    let (back_high, back_low) = back.split_at_mut(len - mid);
+    let (low, high) = crate::join(
+        || par_reverse_pieces(front_low, back_low, piece, give_up, tuning),
+        || par_reverse_pieces(front_high, back_high, piece, give_up, tuning),
+    );
+    match (low, high) {
+        (true, true) => true,
+        (true, false) => {
+            par_swap_mirrored(front_low, back_low, tuning);
+            false
+        }
+        (false, true) => {
+            par_swap_mirrored(front_high, back_high, tuning);
+            false
+        }
+        (false, false) => false,
+    }
+}
+
+/// Whether `v` is non-increasing (sequential, as `ascending`).
+fn descending<K: RadixKey>(v: &[K]) -> bool {
+    v.chunks(CHECK_CHUNK)
+        .zip(
+            v.chunks(CHECK_CHUNK)
+                .skip(1)
+                .map(|next| next[0])
+                .map(Some)
+                .chain([None]),
+        )
+        .all(|(chunk, next)| {
+            let pairs = chunk.iter().zip(&chunk[1..]);
+            pairs.fold(true, |down, (a, b)| down & (a.bits() >= b.bits()))
+                && next.is_none_or(|next| chunk[chunk.len() - 1].bits() >= next.bits())
+        })
+}
+
+/// Swaps `front[i]` with `back[len - 1 - i]` for every `i`: swapping the slices and reversing
+/// both is the same, and each of the three is a vectorised library loop.
+fn swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K]) {
+    front.swap_with_slice(back);
+    front.reverse();
+    back.reverse();
 }
 
 /// Above this many changes of direction (ascending to descending or back) the input is not
@@ -303,8 +513,12 @@ fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuni
     let len = front.len();
     if len <= tuning.radix_parallel_below {
         poll_scheduler();
-        for (a, b) in front.iter_mut().zip(back.iter_mut().rev()) {
-            std::mem::swap(a, b);
+        // Piece by piece, in cache.
+        let mut back = back;
+        for front in front.chunks_mut(REVERSE_PIECE) {
+            let (rest, mirror) = back.split_at_mut(back.len() - front.len());
+            swap_mirrored(front, mirror);
+            back = rest;
         }
         return;
     }
@@ -344,14 +558,63 @@ impl Digit {
             mask: (1u64 << width) - 1,
         }
     }
+}
 
+/// Sorts keys into numbered buckets, monotonically: if `a < b` in the keys' order then
+/// `of(a) <= of(b)`, so concatenating the sorted buckets sorts the keys.
+trait Classifier<K>: Copy + Sync {
+    /// The number of buckets; `of` answers below it.
+    fn buckets(self) -> usize;
+    /// The bucket of `key`.
+    fn of(self, key: K) -> usize;
+}
+
+impl<K: RadixKey> Classifier<K> for Digit {
     fn buckets(self) -> usize {
         self.mask as usize + 1
     }
 
     #[inline(always)]
-    fn of<K: RadixKey>(self, key: K) -> usize {
+    fn of(self, key: K) -> usize {
         ((key.bits() >> self.shift) & self.mask) as usize
+    }
+}
+
+/// Buckets of equal width in value between `low` and `low + buckets / scale`, for floats: a
+/// first pass that spreads uniformly or normally distributed values evenly over the buckets,
+/// which the highest differing bits do not (most of the keys of uniform `[0, 1)` share one of
+/// a few exponents). Values below the range go to bucket 0, above it (and `+inf`) to the
+/// last; NaNs go to the end of `total_cmp`'s order their sign gives them.
+#[derive(Clone, Copy)]
+pub(super) struct Interpolation {
+    low: f64,
+    scale: f64,
+    last: usize,
+}
+
+impl<K: RadixKey> Classifier<K> for Interpolation {
+    fn buckets(self) -> usize {
+        self.last + 1
+    }
+
+    #[inline(always)]
+    fn of(self, key: K) -> usize {
+        let Some(x) = key.float_value() else {
+            unreachable!("interpolation is only used for floats")
+        };
+        if x.is_nan() {
+            // `total_cmp` puts negative NaNs first, positive ones last.
+            return if x.is_sign_negative() { 0 } else { self.last };
+        }
+        // Subtraction and multiplication by a positive number are monotone in IEEE arithmetic,
+        // and so are clamping and truncation, so the bucket is monotone in the value; -0.0 and
+        // 0.0, which `total_cmp` tells apart, share a bucket, where their bits order them.
+        // `x` is not NaN and `scale` is finite and positive, so the product is not NaN either
+        // (infinities stay infinite) and the clamp leaves a number in `0..=last`.
+        let position = ((x - self.low) * self.scale).clamp(0.0, self.last as f64);
+        // SAFETY: `position` is finite, non-negative and at most `last`, a `usize` (see above):
+        // representable, which is `to_int_unchecked`'s contract.
+        unsafe { position.to_int_unchecked::<usize>() }
     }
 }
 
@@ -397,16 +660,10 @@ fn par_radix<K: RadixKey>(
         return;
     }
     let width = parallel_digit_width(len);
-
-    // One row of counts per block; a block is a contiguous piece of `data`.
-    let threads = crate::current_num_threads().max(1);
-    let block_len = len
-        .div_ceil(threads * tuning.radix_blocks_per_thread)
-        .max(tuning.radix_parallel_below / 4)
-        .max(1);
+    let block_len = radix_block_len(len, tuning);
     let blocks = len.div_ceil(block_len);
     let guess = Digit::below(varying_below, width);
-    let mut offsets = vec![0usize; blocks * guess.buckets()];
+    let mut offsets = vec![0usize; blocks * Classifier::<K>::buckets(guess)];
     let (or, and) = par_histogram(data, block_len, &mut offsets, guess);
     let differing = or & !and;
     if differing == 0 {
@@ -420,13 +677,45 @@ fn par_radix<K: RadixKey>(
         digit = guess;
     } else {
         offsets.clear();
-        offsets.resize(blocks * digit.buckets(), 0);
+        offsets.resize(blocks * Classifier::<K>::buckets(digit), 0);
         par_histogram(data, block_len, &mut offsets, digit);
     }
-    let buckets = digit.buckets();
+    let bucket_starts = par_distribute(data, other, block_len, &mut offsets, digit);
+    par_buckets(
+        other,
+        data,
+        &bucket_starts,
+        !result_in_other,
+        digit.shift,
+        tuning,
+    );
+}
 
-    // Turn counts into the first destination index of each (block, digit): digit-major, so
-    // bucket `d` is contiguous and, inside it, the blocks' keys keep their input order.
+/// The length of the blocks of a parallel histogram and scatter over `len` keys: a few per
+/// thread, and not so short that a block costs less than scheduling it.
+fn radix_block_len(len: usize, tuning: &Tuning) -> usize {
+    let threads = crate::current_num_threads().max(1);
+    len.div_ceil(threads * tuning.radix_blocks_per_thread)
+        .max(tuning.radix_parallel_below / 4)
+        .max(1)
+}
+
+/// Scatters `data` into `other` by bucket, in parallel, and returns where each bucket starts
+/// in `other` (and, last, `len`). `offsets` holds the histogram `par_histogram` made of `data`
+/// with `classifier`, one row of counts per block of `block_len` keys; it is used up.
+fn par_distribute<K: RadixKey, C: Classifier<K>>(
+    data: &[K],
+    other: &mut [K],
+    block_len: usize,
+    offsets: &mut [usize],
+    classifier: C,
+) -> Vec<usize> {
+    let len = data.len();
+    let blocks = len.div_ceil(block_len);
+    let buckets = classifier.buckets();
+    debug_assert_eq!(offsets.len(), blocks * buckets);
+    // Turn counts into the first destination index of each (block, bucket): bucket-major, so
+    // a bucket is contiguous and, inside it, the blocks' keys keep their input order.
     let mut bucket_starts = vec![0usize; buckets + 1];
     let mut next = 0;
     for (d, start) in bucket_starts.iter_mut().take(buckets).enumerate() {
@@ -440,33 +729,26 @@ fn par_radix<K: RadixKey>(
     }
     bucket_starts[buckets] = next;
     assert_eq!(next, len, "radix histogram lost keys");
-
-    par_scatter(data, block_len, &offsets, SyncPtr::new(other), digit);
-    par_buckets(
-        other,
-        data,
-        &bucket_starts,
-        !result_in_other,
-        digit.shift,
-        tuning,
-    );
+    assert_eq!(other.len(), len, "radix scratch of the wrong length");
+    par_scatter(data, block_len, offsets, SyncPtr::new(other), classifier);
+    bucket_starts
 }
 
-/// Counts, for each block of `block_len` keys of `data`, how many keys have each digit value;
-/// `rows` holds one row of `digit.buckets()` counts per block. Returns the OR and the AND of
-/// all keys' bits.
-fn par_histogram<K: RadixKey>(
+/// Counts, for each block of `block_len` keys of `data`, how many keys fall in each bucket;
+/// `rows` holds one row of `classifier.buckets()` counts per block. Returns the OR and the AND
+/// of all keys' bits.
+fn par_histogram<K: RadixKey, C: Classifier<K>>(
     data: &[K],
     block_len: usize,
     rows: &mut [usize],
-    digit: Digit,
+    classifier: C,
 ) -> (u64, u64) {
-    let buckets = digit.buckets();
+    let buckets = classifier.buckets();
     if rows.len() == buckets {
         poll_scheduler();
         let (mut or, mut and) = (0, u64::MAX);
         for &key in data {
-            rows[digit.of(key)] += 1;
+            rows[classifier.of(key)] += 1;
             or |= key.bits();
             and &= key.bits();
         }
@@ -476,31 +758,32 @@ fn par_histogram<K: RadixKey>(
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
     let (rows_low, rows_high) = rows.split_at_mut(mid_rows * buckets);
     let ((or_low, and_low), (or_high, and_high)) = crate::join(
-        || par_histogram(data_low, block_len, rows_low, digit),
-        || par_histogram(data_high, block_len, rows_high, digit),
+        || par_histogram(data_low, block_len, rows_low, classifier),
+        || par_histogram(data_high, block_len, rows_high, classifier),
     );
     (or_low | or_high, and_low & and_high)
 }
 
-fn par_scatter<K: RadixKey>(
+fn par_scatter<K: RadixKey, C: Classifier<K>>(
     data: &[K],
     block_len: usize,
     rows: &[usize],
     out: SyncPtr<K>,
-    digit: Digit,
+    classifier: C,
 ) {
-    let buckets = digit.buckets();
+    let buckets = classifier.buckets();
     if rows.len() == buckets {
         poll_scheduler();
         let mut next = rows.to_vec();
         for &key in data {
-            let d = digit.of(key);
+            let d = classifier.of(key);
             // SAFETY: `par_histogram` counted, for this very block of `data` (unchanged since:
-            // we hold it borrowed) and with the same pure `Digit::of`, `c` keys of digit `d`,
-            // and `par_radix` gave this (block, digit) the range `next[d]..next[d] + c`,
-            // disjoint from every other (block, digit) range and inside `0..len` (the counts
-            // sum to `len`, asserted). So each index is written once, by this thread only, in
-            // bounds.
+            // we hold it borrowed) and with the same classifier (a pure function of the key:
+            // `Classifier::of` takes the classifier by value and reads no shared state), `c`
+            // keys of bucket `d`, and `par_distribute` gave this (block, bucket) the range
+            // `next[d]..next[d] + c`, disjoint from every other (block, bucket) range and
+            // inside `0..out.len()` (the counts sum to the length of `out`, asserted). So each
+            // index is written once, by this thread only, in bounds.
             unsafe { out.write(next[d], key) };
             next[d] += 1;
         }
@@ -510,8 +793,8 @@ fn par_scatter<K: RadixKey>(
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
     let (rows_low, rows_high) = rows.split_at(mid_rows * buckets);
     crate::join(
-        || par_scatter(data_low, block_len, rows_low, out, digit),
-        || par_scatter(data_high, block_len, rows_high, out, digit),
+        || par_scatter(data_low, block_len, rows_low, out, classifier),
+        || par_scatter(data_high, block_len, rows_high, out, classifier),
     );
 }
 
@@ -608,27 +891,30 @@ fn sequential_radix<K: RadixKey>(
         }
         return;
     }
-    let (or, and) = data.iter().fold((0, u64::MAX), |(or, and), k| {
-        (or | k.bits(), and & k.bits())
+    let (min, max) = data.iter().fold((u64::MAX, 0), |(min, max), k| {
+        (min.min(k.bits()), max.max(k.bits()))
     });
-    let differing = or & !and;
-    if differing == 0 {
+    if min == max {
         if result_in_other {
             other.copy_from_slice(data);
         }
         return;
     }
-    // At least as many buckets as keys up to 4,096 keys (then nearly every bucket holds 0 or
-    // 1 key); above, 8 bits, and the next level finishes. Buckets of ~15 keys left to
+    // The digit is `(bits - min) >> shift`: it spreads the keys' actual range over the
+    // buckets, wherever that range lies (after a value-interpolating pass, a bucket's range
+    // need not line up with powers of two; the highest differing bit would then waste up to
+    // half the buckets).
+    //
+    // At least as many buckets as keys up to 8,192 keys (then nearly every bucket holds a few
+    // keys at most); above, 8 bits, and the next level finishes. Buckets of ~15 keys left to
     // insertion sort cost twice what std's sort costs (branch mispredictions), measured.
-    let width = if len > 4096 {
+    let width = if len > 8192 {
         8
     } else {
         (usize::BITS - len.leading_zeros()).clamp(4, 12)
     };
-    let high_bit = 63 - differing.leading_zeros();
-    let shift = (high_bit + 1).saturating_sub(width);
-    let mask = (1u64 << width) - 1;
+    let range_bits = u64::BITS - (max - min).leading_zeros();
+    let shift = range_bits.saturating_sub(width);
     let buckets = 1usize << width;
     // Zeroing 16 KiB for a 20-key bucket would cost more than sorting it: size the table.
     let mut small_bounds = [0u32; 256];
@@ -639,8 +925,10 @@ fn sequential_radix<K: RadixKey>(
         large_bounds = [0u32; 4096];
         &mut large_bounds[..buckets]
     };
+    // `(bits - min) >> shift <= (max - min) >> shift < 2^width`: in bounds (checked anyway).
+    let digit = |key: K| ((key.bits() - min) >> shift) as usize;
     for &key in data.iter() {
-        bounds[((key.bits() >> shift) & mask) as usize] += 1;
+        bounds[digit(key)] += 1;
     }
     let mut next = 0;
     let mut largest = 0;
@@ -651,7 +939,7 @@ fn sequential_radix<K: RadixKey>(
         largest = largest.max(count);
     }
     for &key in data.iter() {
-        let d = ((key.bits() >> shift) & mask) as usize;
+        let d = digit(key);
         // Indexing is checked: the compiler cannot see `bounds[d] < len`.
         other[bounds[d] as usize] = key;
         bounds[d] += 1;
@@ -666,8 +954,8 @@ fn sequential_radix<K: RadixKey>(
         }
         return;
     }
-    // Now `bounds[d]` is the end of bucket `d`. Within a bucket all differing bits lie below
-    // `shift`, so the recursion is at most 64 / 4 deep, and in practice 2 or 3.
+    // Now `bounds[d]` is the end of bucket `d`. Within a bucket the keys' range is below
+    // `2^shift`, so the recursion is at most 64 / 4 deep, and in practice 2 or 3.
     let mut start = 0;
     for &end in bounds.iter() {
         let range = start..end as usize;

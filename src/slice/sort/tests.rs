@@ -52,6 +52,14 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
     let few: Vec<u64> = (0..len).map(|_| rng.next() % 4).collect();
     let sorted: Vec<u64> = (0..len as u64).collect();
     let reversed: Vec<u64> = (0..len as u64).rev().collect();
+    // Non-increasing with repeats; and reversed but for one ascending pair at three quarters
+    // (the fused check-and-reverse must undo the pieces it already swapped).
+    let reversed_repeats: Vec<u64> = (0..len as u64).rev().map(|i| i / 3).collect();
+    let mut reversed_but_one = reversed.clone();
+    if len >= 2 {
+        let at = (len * 3 / 4).min(len - 2);
+        reversed_but_one.swap(at, at + 1);
+    }
     let sawtooth: Vec<u64> = (0..len as u64).map(|i| i % 7).collect();
     let organ: Vec<u64> = (0..len as u64)
         .map(|i| {
@@ -77,6 +85,8 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
         ("few_random", few_random),
         ("sorted", sorted),
         ("reversed", reversed),
+        ("reversed_repeats", reversed_repeats),
+        ("reversed_but_one", reversed_but_one),
         ("sawtooth", sawtooth),
         ("organ", organ),
         ("equal", equal),
@@ -223,7 +233,7 @@ fn radix_sorts_match_std() {
 
 #[test]
 fn counting_sort_takes_few_distinct_and_refuses_many() {
-    let len = if cfg!(miri) { 200 } else { 20_000 };
+    let len = if cfg!(miri) { 400 } else { 20_000 };
     let mut rng = Rng(5);
     // Few distinct, sampled or not: counted, sorted.
     let values: Vec<i64> = (0..7).map(|_| rng.next() as i64).collect();
@@ -266,6 +276,33 @@ fn counting_sort_takes_few_distinct_and_refuses_many() {
 }
 
 #[test]
+fn reverse_descending_reverses_or_leaves_intact() {
+    let lengths: Vec<usize> = if cfg!(miri) {
+        vec![1, 2, 3, 17, 40]
+    } else {
+        vec![1, 2, 3, 17, 40, 1000, 4097, 20_001]
+    };
+    for len in lengths {
+        let reversed: Vec<u32> = (0..len as u32).rev().map(|i| i / 2).collect();
+        let mut got = reversed.clone();
+        assert!(radix::try_par_reverse_descending(&mut got, &TINY));
+        assert!(got.windows(2).all(|w| w[0] <= w[1]), "{len}");
+        // One ascending pair anywhere: refused, and every swapped piece put back.
+        let step = (len / 23).max(1);
+        for at in (0..len.saturating_sub(1)).step_by(step) {
+            let mut input = reversed.clone();
+            input[at] = input[at + 1].wrapping_sub(1);
+            if input[at] >= input[at + 1] {
+                continue;
+            }
+            let mut got = input.clone();
+            assert!(!radix::try_par_reverse_descending(&mut got, &TINY));
+            assert_eq!(got, input, "{len} {at}");
+        }
+    }
+}
+
+#[test]
 fn radix_recognises_only_primitives() {
     assert!(radix::try_radix_sort(&mut [3u64, 1, 2], &TINY));
     assert!(radix::try_radix_sort(&mut ['b', 'a'], &TINY));
@@ -303,26 +340,77 @@ fn floats(len: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// Uniform in `[-0.5, 0.5)`, with one key in 100 special (signed zeros, infinities, NaNs of
+/// both signs, values far outside the range): the value-interpolating first pass fits these.
+fn uniform_floats(len: usize, seed: u64) -> Vec<f64> {
+    let special = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        1e300,
+        -1e300,
+    ];
+    let mut rng = Rng(seed | 1);
+    (0..len)
+        .map(|_| {
+            if rng.next() % 100 == 0 {
+                special[(rng.next() % special.len() as u64) as usize]
+            } else {
+                (rng.next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn interpolation_fits_uniform_floats_only() {
+    let len = if cfg!(miri) { 256 } else { 20_000 };
+    assert!(radix::fit_interpolation(&uniform_floats(len, 1)).is_some());
+    let f32s: Vec<f32> = uniform_floats(len, 2).iter().map(|&x| x as f32).collect();
+    assert!(radix::fit_interpolation(&f32s).is_some());
+    // Exponentially distributed: skewed, left to the bits.
+    let mut rng = Rng(3);
+    let exponential: Vec<f64> = (0..len)
+        .map(|_| -((rng.next() >> 11) as f64 / (1u64 << 53) as f64 + 1e-12).ln())
+        .collect();
+    assert!(radix::fit_interpolation(&exponential).is_none());
+    // Arbitrary bit patterns: a range too wide for the arithmetic.
+    assert!(radix::fit_interpolation(&floats(len, 4)).is_none());
+    // Integers: never.
+    assert!(radix::fit_interpolation(&[3u64, 1, 2]).is_none());
+}
+
 #[test]
 fn total_cmp_sorts_match_std() {
     for len in lengths() {
-        let input = floats(len, len as u64 + 11);
-        let mut expected = input.clone();
-        expected.sort_by(f64::total_cmp);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        for stable in [true, false] {
-            let mut got = input.clone();
-            par_sort_by_with(&mut got, &f64::total_cmp, stable, &TINY);
-            assert_eq!(bits(&got), bits(&expected), "f64 {stable} {len}");
-
-            let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
-            let mut expected32 = input32.clone();
-            expected32.sort_by(f32::total_cmp);
-            let mut got32 = input32;
-            par_sort_by_with(&mut got32, &f32::total_cmp, stable, &TINY);
-            let bits32 = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits32(&got32), bits32(&expected32), "f32 {stable} {len}");
+        for input in [
+            floats(len, len as u64 + 11),
+            uniform_floats(len, len as u64),
+        ] {
+            check_total_cmp(&input, len);
         }
+    }
+}
+
+fn check_total_cmp(input: &[f64], len: usize) {
+    let mut expected = input.to_vec();
+    expected.sort_by(f64::total_cmp);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for stable in [true, false] {
+        let mut got = input.to_vec();
+        par_sort_by_with(&mut got, &f64::total_cmp, stable, &TINY);
+        assert_eq!(bits(&got), bits(&expected), "f64 {stable} {len}");
+
+        let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
+        let mut expected32 = input32.clone();
+        expected32.sort_by(f32::total_cmp);
+        let mut got32 = input32;
+        par_sort_by_with(&mut got32, &f32::total_cmp, stable, &TINY);
+        let bits32 = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits32(&got32), bits32(&expected32), "f32 {stable} {len}");
     }
 }
 
