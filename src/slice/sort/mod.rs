@@ -5,7 +5,7 @@
 //! | call | algorithm |
 //! | --- | --- |
 //! | any, fewer than `Tuning::sequential_below` elements | std's `sort_by` / `sort_unstable_by`: splitting does not pay |
-//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort; [`counting`] when a sample shows few distinct values |
+//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort; [`counting`] when a sample shows few distinct values; [`runs`] when the input is a few ascending or descending runs |
 //! | `par_sort_by`, `par_sort_unstable_by` on `f64`/`f32` given `f64::total_cmp`/`f32::total_cmp` itself | [`radix`], on the bits of the total order |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
 //! | `par_sort_by_key` with a key that needs dropping (`String`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
@@ -40,6 +40,7 @@ mod counting;
 mod merge;
 mod quick;
 mod radix;
+mod runs;
 mod scratch;
 
 #[cfg(test)]

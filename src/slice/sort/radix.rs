@@ -28,8 +28,8 @@
 //! Before any of that, cheap parallel scans that stop early on random input: sorted input is
 //! left as it is, reversed input is checked and reversed in one fused pass (pieces checked in
 //! cache and swapped at once, the swaps undone if some piece does not descend), and input made
-//! of a few runs goes to the merge sort, whose leaves (std's stable sort) merge runs in fewer
-//! passes than a radix sort makes. Then a sample: if it holds few distinct values,
+//! of a few runs goes to [`super::runs`], which reverses and merges them in fewer passes than
+//! a radix sort makes. Then a sample: if it holds few distinct values,
 //! [`super::counting`] counts them and writes the runs, two passes and no scratch buffer.
 
 use std::any::TypeId;
@@ -228,14 +228,8 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     }
     if par_direction_changes(v, FEW_RUNS, tuning) <= FEW_RUNS {
         // A few ascending and descending runs (organ pipe, sawtooth, appended sorted data):
-        // std's stable sort finds and merges runs in about one pass each, fewer than a radix
-        // sort makes. Stable, so the same result as ours.
-        super::merge::par_merge_sort(
-            v,
-            &|a: &K, b: &K| a.bits().cmp(&b.bits()),
-            &|leaf: &mut [K]| leaf.sort_by_key(|k| k.bits()),
-            tuning,
-        );
+        // reversing and merging them takes fewer passes than a radix sort makes.
+        super::runs::par_merge_runs(v, tuning);
         return;
     }
     if super::counting::try_counting_sort(v, tuning) {
@@ -337,26 +331,10 @@ fn par_ascending<K: RadixKey>(v: &[K], tuning: &Tuning) -> bool {
     low && high
 }
 
-/// `par_ascending` for one thread: chunk by chunk, each chunk without early exit (so that
-/// the compiler may use vector compares), stopping after the first chunk with a descent.
+/// `par_ascending` for one thread.
 fn ascending<K: RadixKey>(v: &[K]) -> bool {
-    v.chunks(CHECK_CHUNK)
-        .zip(
-            v.chunks(CHECK_CHUNK)
-                .skip(1)
-                .map(|next| next[0])
-                .map(Some)
-                .chain([None]),
-        )
-        .all(|(chunk, next)| {
-            let pairs = chunk.iter().zip(&chunk[1..]);
-            pairs.fold(true, |up, (a, b)| up & (a.bits() <= b.bits()))
-                && next.is_none_or(|next| chunk[chunk.len() - 1].bits() <= next.bits())
-        })
+    v.windows(2).all(|w| w[0].bits() <= w[1].bits())
 }
-
-/// Keys checked per step of a sequential order check.
-const CHECK_CHUNK: usize = 256;
 
 /// Whether `v` is non-increasing, in which case it is reversed (the sort of such keys: equal
 /// ones are identical); otherwise `v` is left as it was. One pass, in parallel: pieces of the
@@ -447,29 +425,16 @@ fn par_reverse_pieces<K: RadixKey>(
     }
 }
 
-/// Whether `v` is non-increasing (sequential, as `ascending`).
+/// Whether `v` is non-increasing (sequential).
 fn descending<K: RadixKey>(v: &[K]) -> bool {
-    v.chunks(CHECK_CHUNK)
-        .zip(
-            v.chunks(CHECK_CHUNK)
-                .skip(1)
-                .map(|next| next[0])
-                .map(Some)
-                .chain([None]),
-        )
-        .all(|(chunk, next)| {
-            let pairs = chunk.iter().zip(&chunk[1..]);
-            pairs.fold(true, |down, (a, b)| down & (a.bits() >= b.bits()))
-                && next.is_none_or(|next| chunk[chunk.len() - 1].bits() >= next.bits())
-        })
+    v.windows(2).all(|w| w[0].bits() >= w[1].bits())
 }
 
-/// Swaps `front[i]` with `back[len - 1 - i]` for every `i`: swapping the slices and reversing
-/// both is the same, and each of the three is a vectorised library loop.
+/// Swaps `front[i]` with `back[len - 1 - i]` for every `i`.
 fn swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K]) {
-    front.swap_with_slice(back);
-    front.reverse();
-    back.reverse();
+    for (a, b) in front.iter_mut().zip(back.iter_mut().rev()) {
+        std::mem::swap(a, b);
+    }
 }
 
 /// Above this many changes of direction (ascending to descending or back) the input is not
@@ -508,7 +473,7 @@ fn par_direction_changes<K: RadixKey>(v: &[K], cap: usize, tuning: &Tuning) -> u
 }
 
 /// Swaps `front[i]` with `back[len - 1 - i]` for every `i`, in parallel.
-fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuning) {
+pub(super) fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tuning: &Tuning) {
     debug_assert_eq!(front.len(), back.len());
     let len = front.len();
     if len <= tuning.radix_parallel_below {

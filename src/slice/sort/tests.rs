@@ -61,6 +61,17 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
         reversed_but_one.swap(at, at + 1);
     }
     let sawtooth: Vec<u64> = (0..len as u64).map(|i| i % 7).collect();
+    // Five runs, ascending and descending in turn, of overlapping values with repeats.
+    let zigzag: Vec<u64> = (0..len)
+        .map(|i| {
+            let (run, at) = (i * 5 / len.max(1), (i * 5 % len.max(1)) as u64 / 5);
+            if run % 2 == 0 {
+                at / 2 + run as u64
+            } else {
+                (len as u64 - at) / 2
+            }
+        })
+        .collect();
     let organ: Vec<u64> = (0..len as u64)
         .map(|i| {
             if 2 * i < len as u64 {
@@ -88,6 +99,7 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
         ("reversed_repeats", reversed_repeats),
         ("reversed_but_one", reversed_but_one),
         ("sawtooth", sawtooth),
+        ("zigzag", zigzag),
         ("organ", organ),
         ("equal", equal),
         ("high_bits", high_bits),
@@ -298,6 +310,24 @@ fn reverse_descending_reverses_or_leaves_intact() {
             let mut got = input.clone();
             assert!(!radix::try_par_reverse_descending(&mut got, &TINY));
             assert_eq!(got, input, "{len} {at}");
+        }
+    }
+}
+
+#[test]
+fn merging_runs_sorts_any_input() {
+    for len in lengths() {
+        for (name, input) in patterns(len, 5 * len as u64 + 3) {
+            let mut expected = input.clone();
+            expected.sort();
+            let mut got = input.clone();
+            runs::par_merge_runs(&mut got, &TINY);
+            assert_eq!(got, expected, "runs {name} {len}");
+            let mut got: Vec<i16> = input.iter().map(|&x| x as i16).collect();
+            let mut expected = got.clone();
+            expected.sort();
+            runs::par_merge_runs(&mut got, &TINY);
+            assert_eq!(got, expected, "runs i16 {name} {len}");
         }
     }
 }
