@@ -134,11 +134,52 @@ impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
 where
     A: Send,
     B: Send,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
+    FromA: Send + FromParallelIterator<A>,
+    FromB: Send + FromParallelIterator<B>,
 {
     fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
-        par_iter.into_par_iter().unzip()
+        let (a, b): (Collector<FromA>, Collector<FromB>) = par_iter.into_par_iter().unzip();
+        (a.finish(), b.finish())
+    }
+}
+
+impl<L, R, FromL, FromR> FromParallelIterator<Either<L, R>> for (FromL, FromR)
+where
+    L: Send,
+    R: Send,
+    FromL: Send + FromParallelIterator<L>,
+    FromR: Send + FromParallelIterator<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
+        let (a, b): (Collector<FromL>, Collector<FromR>) =
+            par_iter.into_par_iter().partition_map(|x| x);
+        (a.finish(), b.finish())
+    }
+}
+
+/// Turns a `FromParallelIterator` into a `Default + ParallelExtend` for the unzipping
+/// helpers, which extend each side exactly once (rayon's trick, so that collecting pairs
+/// needs only `FromParallelIterator` on each side).
+struct Collector<C> {
+    result: Option<C>,
+}
+
+impl<C> Default for Collector<C> {
+    fn default() -> Self {
+        Collector { result: None }
+    }
+}
+
+impl<C> Collector<C> {
+    fn finish(self) -> C {
+        self.result.expect("unzip extends each side once")
+    }
+}
+
+impl<T: Send, C: FromParallelIterator<T> + Send> ParallelExtend<T> for Collector<C> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        debug_assert!(self.result.is_none());
+        self.result = Some(C::from_par_iter(par_iter));
     }
 }
 
@@ -146,13 +187,53 @@ impl<A, B, ExtendA, ExtendB> ParallelExtend<(A, B)> for (ExtendA, ExtendB)
 where
     A: Send,
     B: Send,
-    ExtendA: Default + Send + ParallelExtend<A>,
-    ExtendB: Default + Send + ParallelExtend<B>,
+    ExtendA: Send + ParallelExtend<A>,
+    ExtendB: Send + ParallelExtend<B>,
 {
     fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
-        let (a, b): (Vec<A>, Vec<B>) = par_iter.into_par_iter().unzip();
-        self.0.par_extend(a);
-        self.1.par_extend(b);
+        crate::iter::unzip::split_two_into(
+            par_iter.into_par_iter(),
+            &mut self.0,
+            &mut self.1,
+            |(x, y), a, b| {
+                a.push(x);
+                b.push(y);
+            },
+        );
+    }
+}
+
+impl<L, R, ExtendL, ExtendR> ParallelExtend<Either<L, R>> for (ExtendL, ExtendR)
+where
+    L: Send,
+    R: Send,
+    ExtendL: Send + ParallelExtend<L>,
+    ExtendR: Send + ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        crate::iter::unzip::split_two_into(
+            par_iter.into_par_iter(),
+            &mut self.0,
+            &mut self.1,
+            |x, a, b| match x {
+                Either::Left(l) => a.push(l),
+                Either::Right(r) => b.push(r),
+            },
+        );
+    }
+}
+
+impl<L, R, T> ParallelExtend<T> for Either<L, R>
+where
+    L: ParallelExtend<T>,
+    R: ParallelExtend<T>,
+    T: Send,
+{
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        match self {
+            Either::Left(collection) => collection.par_extend(par_iter),
+            Either::Right(collection) => collection.par_extend(par_iter),
+        }
     }
 }
 
