@@ -40,6 +40,7 @@ mod len;
 mod map;
 mod map_with;
 mod misc;
+mod multizip;
 mod noop;
 mod par_bridge;
 mod par_either;
@@ -53,6 +54,7 @@ mod take_skip;
 mod try_ops;
 pub(crate) mod unzip;
 mod vec;
+mod walk_tree;
 mod zip;
 
 pub use any_while::{SkipAnyWhile, TakeAnyWhile};
@@ -86,17 +88,24 @@ pub use len::{MaxLen, MinLen};
 pub use map::Map;
 pub use map_with::{MapInit, MapWith};
 pub use misc::{Intersperse, PanicFuse, SkipAny, TakeAny, TakeSkipAny, WhileSome};
+pub use multizip::MultiZip;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use positions::Positions;
 pub use range::{RangeInclusiveIter, RangeIter};
 pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, InterleaveShortest, StepBy};
 pub use rev::Rev;
+#[allow(deprecated)]
+pub use sources::repeatn;
 pub use sources::{
     empty, once, repeat, repeat_n, Empty, Once, OptionIntoIter, Repeat, RepeatN, RepeatNIter,
 };
 pub use take_skip::{Skip, Take};
 pub use try_ops::{Try, TryFold};
 pub use vec::{ArrayIntoIter, Drain, ParallelDrainRange, VecIntoIter};
+pub use walk_tree::{
+    split, walk_tree, walk_tree_postfix, walk_tree_prefix, Split, WalkTree, WalkTreePostfix,
+    WalkTreePrefix,
+};
 pub use zip::{Zip, ZipEq};
 
 use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
