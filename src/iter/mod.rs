@@ -28,6 +28,7 @@ mod chain;
 mod cloned;
 mod collect;
 mod collections;
+mod drain;
 mod enumerate;
 mod filter;
 mod find;
@@ -66,6 +67,9 @@ pub use collections::{
     BinaryHeapIntoIter, BinaryHeapIter, HashMapIntoIter, HashMapIter, HashMapIterMut,
     HashSetIntoIter, HashSetIter, LinkedListIntoIter, LinkedListIter, LinkedListIterMut,
     VecDequeIntoIter, VecDequeIter, VecDequeIterMut,
+};
+pub use drain::{
+    BinaryHeapDrain, HashMapDrain, HashSetDrain, ParallelDrainFull, StringDrain, VecDequeDrain,
 };
 /// A value of one of two types: the `either` crate's `Either`, re-exported as rayon does,
 /// used by [`ParallelIterator::partition_map`] and itself a parallel iterator when both sides

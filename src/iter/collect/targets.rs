@@ -6,7 +6,10 @@ use crate::iter::plumbing::*;
 use crate::iter::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
+use std::rc::Rc;
+use std::sync::Arc;
 
 /// Extends `target` with the items of `par_iter`, in order.
 fn extend_from_list<T, I, E>(target: &mut E, par_iter: I)
@@ -61,6 +64,89 @@ via_list! {
     impl<K, V, S> for HashMap<K, V, S>, item (K, V), where [K: Eq + Hash + Send, V: Send, S: BuildHasher + Send];
     impl<> for String, item char, where [];
     impl<> for String, item String, where [];
+    impl<> for String, item Box<str>, where [];
+    impl<> for OsString, item OsString, where [];
+}
+
+/// `String` and `OsString` from borrowed pieces (a lifetime the `via_list!` form cannot name).
+macro_rules! via_list_borrowed {
+    ($(for $ty:ty, item $item:ty;)*) => {$(
+        impl<'a> ParallelExtend<$item> for $ty {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                extend_from_list(self, par_iter)
+            }
+        }
+
+        impl<'a> FromParallelIterator<$item> for $ty {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut target = <$ty>::new();
+                target.par_extend(par_iter);
+                target
+            }
+        }
+    )*};
+}
+
+via_list_borrowed! {
+    for String, item Cow<'a, str>;
+    for OsString, item &'a OsStr;
+    for OsString, item Cow<'a, OsStr>;
+}
+
+/// Extending with references to `Copy` items, as std's `Extend<&T>` does (rayon has these).
+macro_rules! extend_copied {
+    ($(impl<$($g:ident),*> for $ty:ty, item $item:ty, where [$($bounds:tt)*], |$x:pat_param| $owned:expr;)*) => {$(
+        impl<'a, $($g),*> ParallelExtend<$item> for $ty
+        where
+            $($bounds)*
+        {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                self.par_extend(par_iter.into_par_iter().map(|$x| $owned))
+            }
+        }
+    )*};
+}
+
+extend_copied! {
+    impl<T> for VecDeque<T>, item &'a T, where [T: 'a + Copy + Send + Sync], |&x| x;
+    impl<T> for LinkedList<T>, item &'a T, where [T: 'a + Copy + Send + Sync], |&x| x;
+    impl<T> for BinaryHeap<T>, item &'a T, where [T: 'a + Copy + Ord + Send + Sync], |&x| x;
+    impl<T> for BTreeSet<T>, item &'a T, where [T: 'a + Copy + Ord + Send + Sync], |&x| x;
+    impl<T, S> for HashSet<T, S>, item &'a T,
+        where [T: 'a + Copy + Eq + Hash + Send + Sync, S: BuildHasher + Send], |&x| x;
+    impl<K, V> for BTreeMap<K, V>, item (&'a K, &'a V),
+        where [K: 'a + Copy + Ord + Send + Sync, V: 'a + Copy + Send + Sync], |(&k, &v)| (k, v);
+    impl<K, V, S> for HashMap<K, V, S>, item (&'a K, &'a V),
+        where [K: 'a + Copy + Eq + Hash + Send + Sync, V: 'a + Copy + Send + Sync, S: BuildHasher + Send],
+        |(&k, &v)| (k, v);
+}
+
+/// `Box<str>` collects whatever `String` collects (rayon 1.11).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let s: Box<str> = ['a', 'b'].par_iter().collect();
+/// assert_eq!(&*s, "ab");
+/// ```
+impl<T: Send> FromParallelIterator<T> for Box<str>
+where
+    String: FromParallelIterator<T>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        String::from_par_iter(par_iter).into_boxed_str()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into()
+    }
 }
 
 impl<'a> ParallelExtend<&'a str> for String {
