@@ -32,6 +32,10 @@ pub mod str;
 
 mod algo;
 
+mod compat;
+
+pub use compat::{array, collections, option, range, range_inclusive, result, string, vec};
+
 pub mod prelude;
 
 pub use algo::{parallel_for, parallel_for_chunks};

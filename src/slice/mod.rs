@@ -8,7 +8,7 @@ pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
     RChunksExactMut, RChunksMut, Windows,
 };
-pub use split::{ChunkBy, Split, SplitMut};
+pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 
 /// Parallel operations on shared slices (rayon's `ParallelSlice`): chunks and windows.
 ///
@@ -98,6 +98,22 @@ pub trait ParallelSlice<T: Sync> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The sub-slices ending at each element that satisfies `separator`, separator included
+    /// (as `slice::split_inclusive`): no empty piece at the end, none at all for an empty
+    /// slice.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 0, 2].par_split_inclusive(|&x| x == 0).collect();
+    /// assert_eq!(v, [&[1, 0][..], &[2][..]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
     }
 
     /// The runs of consecutive elements for which `same_group` holds pairwise (as
@@ -191,6 +207,38 @@ pub trait ParallelSliceMut<T: Send> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable sub-slices ending at each element that satisfies `separator`, separator
+    /// included (as `slice::split_inclusive_mut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 0, 2, 0, 3];
+    /// v.par_split_inclusive_mut(|&x| x == 0).for_each(|part| part.reverse());
+    /// assert_eq!(v, [0, 1, 0, 2, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable runs of consecutive elements for which `same_group` holds pairwise (as
+    /// `slice::chunk_by_mut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 1, 2, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|g| g[0] = 0);
+    /// assert_eq!(v, [0, 1, 0, 0, 3]);
+    /// ```
+    fn par_chunk_by_mut<P>(&mut self, same_group: P) -> ChunkByMut<'_, T, P>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), same_group)
     }
 
     /// Mutable chunks of exactly `chunk_size` elements counted from the end; a shorter
