@@ -13,7 +13,7 @@ use std::fmt;
 ///
 /// ```
 /// use blitz_par::prelude::*;
-/// let sums: Vec<i32> = (1..=7).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+/// let sums: Vec<i32> = (1..8).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
 /// assert_eq!(sums, [6, 15, 7]);
 /// ```
 #[derive(Clone)]
