@@ -123,6 +123,40 @@ fn fold_chunks_with_needs_no_sync_init() {
 }
 
 #[test]
+fn non_sync_values_where_rayon_takes_them() {
+    use std::cell::Cell;
+    // `try_fold_with`'s initial value and `intersperse`'s separator need only be `Send +
+    // Clone` in rayon; `Cell` is not `Sync`.
+    let r: Option<Cell<u64>> = (0..10_000u64)
+        .into_par_iter()
+        .try_fold_with(Cell::new(0u64), |acc, x| {
+            acc.set(acc.get().checked_add(x)?);
+            Some(acc)
+        })
+        .try_reduce(|| Cell::new(0), |a, b| Some(Cell::new(a.get() + b.get())));
+    assert_eq!(r.map(Cell::into_inner), Some((0..10_000u64).sum()));
+    let v: Vec<u32> = (0..1000u32)
+        .into_par_iter()
+        .map(Cell::new)
+        .intersperse(Cell::new(7))
+        .map(Cell::into_inner)
+        .collect();
+    let mut want = Vec::new();
+    for x in 0..1000u32 {
+        if x > 0 {
+            want.push(7);
+        }
+        want.push(x);
+    }
+    assert_eq!(v, want);
+    // The adapters' types have rayon's names and parameters.
+    let _: blitz_par::iter::Intersperse<blitz_par::range::Iter<i32>> =
+        (0..3).into_par_iter().intersperse(0);
+    let _: blitz_par::iter::TryFoldWith<blitz_par::range::Iter<i32>, Option<i32>, _> =
+        (0..3).into_par_iter().try_fold_with(0, |a, x| Some(a + x));
+}
+
+#[test]
 #[should_panic(expected = "chunk size must not be zero")]
 fn fold_chunks_zero_panics() {
     let _ = (0..4).into_par_iter().fold_chunks(0, || 0, |a, x| a + x);

@@ -430,21 +430,29 @@ impl<'d, T, F: Folder<T>, D: Fn() -> bool> Folder<Option<T>> for UntilFolder<'d,
 /// ```
 #[derive(Clone, Debug)]
 #[must_use = "iterator adapters are lazy"]
-pub struct Intersperse<I, T> {
+pub struct Intersperse<I>
+where
+    I: ParallelIterator,
+    I::Item: Clone,
+{
     base: I,
-    separator: T,
+    separator: I::Item,
 }
 
-impl<I, T> Intersperse<I, T> {
-    pub(super) fn new(base: I, separator: T) -> Self {
+impl<I> Intersperse<I>
+where
+    I: ParallelIterator,
+    I::Item: Clone,
+{
+    pub(super) fn new(base: I, separator: I::Item) -> Self {
         Intersperse { base, separator }
     }
 }
 
-impl<I> ParallelIterator for Intersperse<I, I::Item>
+impl<I> ParallelIterator for Intersperse<I>
 where
     I: ParallelIterator,
-    I::Item: Clone + Sync,
+    I::Item: Clone,
 {
     type Item = I::Item;
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
@@ -456,9 +464,11 @@ where
             return Intersperse::new(items.into_par_iter(), self.separator)
                 .drive_unindexed(consumer);
         }
+        // The separator is cloned into each part (not shared), so it need not be `Sync`, as
+        // in rayon.
         let consumer = IntersperseConsumer {
             base: consumer,
-            separator: &self.separator,
+            separator: self.separator,
             sep_first: false,
         };
         self.base.drive_unindexed(consumer)
@@ -468,19 +478,19 @@ where
     }
 }
 
-struct IntersperseConsumer<'s, C, T> {
+struct IntersperseConsumer<C, T> {
     base: C,
-    separator: &'s T,
+    separator: T,
     /// Whether this consumer's first item is preceded by a separator (it is not the first).
     sep_first: bool,
 }
 
-impl<'s, C, T> Consumer<T> for IntersperseConsumer<'s, C, T>
+impl<C, T> Consumer<T> for IntersperseConsumer<C, T>
 where
     C: Consumer<T>,
-    T: Clone + Sync,
+    T: Clone + Send,
 {
-    type Folder = IntersperseFolder<'s, C::Folder, T>;
+    type Folder = IntersperseFolder<C::Folder, T>;
     type Reducer = C::Reducer;
     type Result = C::Result;
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
@@ -495,7 +505,7 @@ where
         (
             IntersperseConsumer {
                 base: l,
-                separator: self.separator,
+                separator: self.separator.clone(),
                 sep_first: self.sep_first,
             },
             IntersperseConsumer {
@@ -518,10 +528,10 @@ where
     }
 }
 
-impl<'s, C, T> UnindexedConsumer<T> for IntersperseConsumer<'s, C, T>
+impl<C, T> UnindexedConsumer<T> for IntersperseConsumer<C, T>
 where
     C: UnindexedConsumer<T>,
-    T: Clone + Sync,
+    T: Clone + Send,
 {
     fn split_off_left(&self) -> Self {
         unreachable!("intersperse: the base has a length, so it splits by index")
@@ -531,13 +541,13 @@ where
     }
 }
 
-struct IntersperseFolder<'s, F, T> {
+struct IntersperseFolder<F, T> {
     base: F,
-    separator: &'s T,
+    separator: T,
     sep_next: bool,
 }
 
-impl<'s, F: Folder<T>, T: Clone> Folder<T> for IntersperseFolder<'s, F, T> {
+impl<F: Folder<T>, T: Clone> Folder<T> for IntersperseFolder<F, T> {
     type Result = F::Result;
     fn consume(mut self, item: T) -> Self {
         if self.sep_next {

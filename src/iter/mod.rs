@@ -104,7 +104,7 @@ pub use sources::{
     empty, once, repeat, repeat_n, Empty, Once, OptionIntoIter, Repeat, RepeatN, RepeatNIter,
 };
 pub use take_skip::{Skip, Take};
-pub use try_ops::{Try, TryFold};
+pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use vec::{ArrayIntoIter, Drain, ParallelDrainRange, VecIntoIter};
 pub use walk_tree::{
     split, walk_tree, walk_tree_postfix, walk_tree_prefix, Split, WalkTree, WalkTreePostfix,
@@ -835,17 +835,13 @@ pub trait ParallelIterator: Sized + Send {
     ///     .try_reduce(|| 0, |a, b| a.checked_add(b).ok_or("overflow".to_string()));
     /// assert_eq!(r, Ok(55));
     /// ```
-    fn try_fold<T, R, ID, F>(
-        self,
-        identity: ID,
-        fold_op: F,
-    ) -> TryFold<Self, R, try_ops::CallIdentity<ID>, F>
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         ID: Fn() -> T + Sync + Send,
         R: Try<Output = T> + Send,
     {
-        TryFold::new(self, try_ops::CallIdentity(identity), fold_op)
+        TryFold::new(self, identity, fold_op)
     }
 
     /// As [`try_fold`](Self::try_fold), starting every leaf from a clone of `init`.
@@ -855,17 +851,13 @@ pub trait ParallelIterator: Sized + Send {
     /// let r: Option<u32> = (1..5u32).into_par_iter().try_fold_with(0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
     /// assert_eq!(r, Some(10));
     /// ```
-    fn try_fold_with<F, T, R>(
-        self,
-        init: T,
-        fold_op: F,
-    ) -> TryFold<Self, R, try_ops::CloneInit<T>, F>
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         R: Try<Output = T> + Send,
-        T: Clone + Send + Sync,
+        T: Clone + Send,
     {
-        TryFold::new(self, try_ops::CloneInit(init), fold_op)
+        TryFoldWith::new(self, init, fold_op)
     }
 
     /// Reduces items that are `Try` values (`Option`, `Result`, `ControlFlow`); the first
@@ -1100,9 +1092,9 @@ pub trait ParallelIterator: Sized + Send {
     /// let s: String = ["a", "b", "c"].into_par_iter().intersperse("-").collect();
     /// assert_eq!(s, "a-b-c");
     /// ```
-    fn intersperse(self, element: Self::Item) -> Intersperse<Self, Self::Item>
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
     where
-        Self::Item: Clone + Sync,
+        Self::Item: Clone,
     {
         Intersperse::new(self, element)
     }
