@@ -748,6 +748,32 @@ fn str_split_inclusive() {
     assert_eq!(it.collect::<Vec<_>>(), ["a", "b"]);
 }
 
+#[test]
+fn slice_array_windows() {
+    for n in [0usize, 1, 2, 3, 10_000] {
+        let v: Vec<u32> = (0..n as u32).collect();
+        let par: Vec<&[u32; 3]> = v.par_array_windows().collect();
+        let seq: Vec<&[u32; 3]> = v.windows(3).map(|w| w.try_into().unwrap()).collect();
+        assert_eq!(par, seq);
+        assert_eq!(v.par_array_windows::<1>().len(), n);
+        let rev: Vec<[u32; 2]> = v.par_array_windows().rev().copied().collect();
+        let mut seq: Vec<[u32; 2]> = v.windows(2).map(|w| [w[0], w[1]]).collect();
+        seq.reverse();
+        assert_eq!(rev, seq);
+    }
+}
+
+#[test]
+#[allow(deprecated)]
+fn builder_breadth_first_is_accepted() {
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .breadth_first()
+        .build()
+        .unwrap();
+    assert_eq!(pool.install(|| (0..100).into_par_iter().sum::<i32>()), 4950);
+}
+
 // ---- rayon's module paths ----
 
 #[test]

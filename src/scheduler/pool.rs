@@ -271,6 +271,21 @@ impl ThreadPoolBuilder {
         })
     }
 
+    /// rayon's deprecated scheduling hint (prefer the oldest local job). Accepted and ignored:
+    /// rayon promises nothing observable for it ("an execution hint"), and blitz-par's
+    /// workers always take their newest local job. Use `scope_fifo` / `spawn_fifo` for FIFO
+    /// order, as rayon's deprecation note says.
+    ///
+    /// ```
+    /// #[allow(deprecated)]
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 1);
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(self) -> ThreadPoolBuilder {
+        self
+    }
+
     /// Builds a new pool.
     ///
     /// ```

@@ -1,9 +1,11 @@
 //! Parallel operations on slices: iterators over elements, chunks and windows, and sorts.
 
+mod array_windows;
 mod iter;
 pub(crate) mod sort;
 mod split;
 
+pub use array_windows::ArrayWindows;
 pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
     RChunksExactMut, RChunksMut, Windows,
@@ -85,6 +87,18 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         Windows::new(window_size, self.as_parallel_slice())
+    }
+
+    /// All overlapping windows of `N` elements, as arrays (rayon 1.12). Panics if `N` is 0
+    /// (when the iterator is used).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sums: Vec<i32> = [1, 2, 3, 4].par_array_windows().map(|&[a, b]| a + b).collect();
+    /// assert_eq!(sums, [3, 5, 7]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 
     /// The sub-slices between elements that satisfy `separator` (as `slice::split`).
