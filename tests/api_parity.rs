@@ -764,6 +764,32 @@ fn slice_array_windows() {
 }
 
 #[test]
+fn exact_chunks_remainders() {
+    for n in [0usize, 1, 5, 6, 1001] {
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        for size in [1usize, 2, 3, 7] {
+            assert_eq!(
+                v.par_chunks_exact(size).remainder(),
+                v.chunks_exact(size).remainder()
+            );
+            assert_eq!(
+                v.par_rchunks_exact(size).remainder(),
+                v.rchunks_exact(size).remainder()
+            );
+            let want = v.chunks_exact(size).remainder().to_vec();
+            assert_eq!(v.par_chunks_exact_mut(size).into_remainder(), &want[..]);
+            let want = v.rchunks_exact(size).remainder().to_vec();
+            let mut it = v.par_rchunks_exact_mut(size);
+            assert_eq!(it.remainder(), &want[..]);
+            let taken = it.take_remainder();
+            assert!(it.remainder().is_empty());
+            assert_eq!(it.count(), n / size);
+            assert_eq!(taken, &want[..]);
+        }
+    }
+}
+
+#[test]
 #[allow(deprecated)]
 fn builder_breadth_first_is_accepted() {
     let pool = blitz_par::ThreadPoolBuilder::new()

@@ -50,7 +50,8 @@ pub trait ParallelSlice<T: Sync> {
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice();
-        ChunksExact::new(chunk_size, &slice[..slice.len() - slice.len() % chunk_size])
+        let (exact, rem) = slice.split_at(slice.len() - slice.len() % chunk_size);
+        ChunksExact::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// Chunks of `chunk_size` elements counted from the end (the last may be shorter).
@@ -76,7 +77,8 @@ pub trait ParallelSlice<T: Sync> {
     fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice();
-        RChunksExact::new(chunk_size, &slice[slice.len() % chunk_size..])
+        let (rem, exact) = slice.split_at(slice.len() % chunk_size);
+        RChunksExact::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// All overlapping windows of `window_size` elements. Panics if `window_size` is 0.
@@ -191,7 +193,8 @@ pub trait ParallelSliceMut<T: Send> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice_mut();
         let exact = slice.len() - slice.len() % chunk_size;
-        ChunksExactMut::new(chunk_size, &mut slice[..exact])
+        let (exact, rem) = slice.split_at_mut(exact);
+        ChunksExactMut::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// Mutable chunks of `chunk_size` elements counted from the end. Panics if `chunk_size`
@@ -267,8 +270,8 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice_mut();
-        let rem = slice.len() % chunk_size;
-        RChunksExactMut::new(chunk_size, &mut slice[rem..])
+        let (rem, exact) = slice.split_at_mut(slice.len() % chunk_size);
+        RChunksExactMut::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// Sorts the slice in parallel, stably.
