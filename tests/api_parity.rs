@@ -447,6 +447,31 @@ fn integer_ranges_of_every_type() {
     check!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 }
 
+#[test]
+fn range_items_infer_like_rayon() {
+    // rayon's issue 833: the item of `(0..n).into_par_iter()` is the range's `{integer}` at
+    // once, so closures may use operators and trait methods on it before the type is known.
+    let v: Vec<_> = (0..8).into_par_iter().map(|x| -x).collect();
+    assert_eq!(v, (0..8).map(|x: i32| -x).collect::<Vec<_>>());
+    let v: Vec<String> = (0..3).into_par_iter().map(|x| x.to_string()).collect();
+    assert_eq!(v, ["0", "1", "2"]);
+    let v: Vec<String> = (0..=3).into_par_iter().map(|x| x.to_string()).collect();
+    assert_eq!(v, ["0", "1", "2", "3"]);
+    let (first, (left, right)): (Vec<_>, (Vec<_>, Vec<_>)) = (0..8)
+        .into_par_iter()
+        .map(|x| {
+            if x % 2 == 0 {
+                (x, Either::Left(x * 4))
+            } else {
+                (-x, Either::Right(x * 3))
+            }
+        })
+        .collect();
+    assert_eq!(first, [0, -1, 2, -3, 4, -5, 6, -7]);
+    assert_eq!(left, [0, 8, 16, 24]);
+    assert_eq!(right, [3, 9, 15, 21]);
+}
+
 // ---- Either ----
 
 #[test]
