@@ -640,6 +640,7 @@ fn drain_full_collections() {
     got.sort();
     assert_eq!(got, (0..1000).collect::<Vec<_>>());
     assert!(h.is_empty());
+    assert!(h.capacity() >= 1000, "the heap keeps its capacity, as rayon's does");
     let mut e: HashSet<u32> = HashSet::new();
     assert_eq!(e.par_drain().count(), 0);
     // Dropped without running: still emptied, items dropped once.

@@ -139,7 +139,8 @@ impl<'a, T: Send> ParallelDrainFull for &'a mut BinaryHeap<T> {
     type Iter = BinaryHeapDrain<'a, T>;
     type Item = T;
     fn par_drain(self) -> Self::Iter {
-        BinaryHeapDrain::new(std::mem::take(self).into_vec())
+        // `drain`, not `take`: the heap keeps its capacity, as rayon's does.
+        BinaryHeapDrain::new(self.drain().collect())
     }
 }
 
