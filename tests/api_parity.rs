@@ -263,6 +263,52 @@ fn take_any_while_and_skip_any_while() {
 }
 
 #[test]
+fn intersperse_is_indexed_on_indexed_bases() {
+    for n in [0usize, 1, 2, 3, 10, 10_001] {
+        let v: Vec<u32> = (1..=n as u32).collect();
+        let mut want = Vec::new();
+        for &x in &v {
+            if !want.is_empty() {
+                want.push(0);
+            }
+            want.push(x);
+        }
+        let it = v.par_iter().copied().intersperse(0);
+        assert_eq!(it.len(), want.len());
+        for max in [1usize, 2, 3, 1000] {
+            let got: Vec<u32> = v
+                .par_iter()
+                .copied()
+                .intersperse(0)
+                .with_max_len(max)
+                .collect();
+            assert_eq!(got, want, "n={n} max={max}");
+            let rev: Vec<u32> = v
+                .par_iter()
+                .copied()
+                .intersperse(0)
+                .with_max_len(max)
+                .rev()
+                .collect();
+            assert!(rev.iter().eq(want.iter().rev()), "n={n} max={max}");
+        }
+        // Indexed, so it zips and enumerates.
+        let zipped: Vec<(usize, u32)> = v
+            .par_iter()
+            .copied()
+            .intersperse(0)
+            .enumerate()
+            .zip_eq(want.par_iter().copied())
+            .map(|((i, a), b)| {
+                assert_eq!(a, b);
+                (i, a)
+            })
+            .collect();
+        assert_eq!(zipped.len(), want.len());
+    }
+}
+
+#[test]
 fn collect_vec_list_keeps_order() {
     for n in [0usize, 1, 100_000] {
         let list = (0..n)
@@ -640,7 +686,10 @@ fn drain_full_collections() {
     got.sort();
     assert_eq!(got, (0..1000).collect::<Vec<_>>());
     assert!(h.is_empty());
-    assert!(h.capacity() >= 1000, "the heap keeps its capacity, as rayon's does");
+    assert!(
+        h.capacity() >= 1000,
+        "the heap keeps its capacity, as rayon's does"
+    );
     let mut e: HashSet<u32> = HashSet::new();
     assert_eq!(e.par_drain().count(), 0);
     // Dropped without running: still emptied, items dropped once.

@@ -564,3 +564,155 @@ impl<F: Folder<T>, T: Clone> Folder<T> for IntersperseFolder<F, T> {
         self.base.full()
     }
 }
+
+/// An indexed base gives an indexed `Intersperse` (as in rayon): `n` items become `2n - 1`.
+impl<I> IndexedParallelIterator for Intersperse<I>
+where
+    I: IndexedParallelIterator,
+    I::Item: Clone,
+{
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        self.base.len().saturating_mul(2).saturating_sub(1)
+    }
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        struct Callback<CB, T> {
+            callback: CB,
+            separator: T,
+            len: usize,
+        }
+        impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
+            type Output = CB::Output;
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(IntersperseProducer {
+                    base,
+                    separator: self.separator,
+                    len: self.len,
+                    sep_first: false,
+                })
+            }
+        }
+        let len = self.len();
+        self.base.with_producer(Callback {
+            callback,
+            separator: self.separator,
+            len,
+        })
+    }
+}
+
+/// `len` output positions: base items with separators between them, and one more separator
+/// in front when `sep_first` (a right part cut just after an item).
+struct IntersperseProducer<P: Producer> {
+    base: P,
+    separator: P::Item,
+    len: usize,
+    sep_first: bool,
+}
+
+impl<P> Producer for IntersperseProducer<P>
+where
+    P: Producer,
+    P::Item: Clone + Send,
+{
+    type Item = P::Item;
+    type IntoIter = IntersperseSeq<P::IntoIter>;
+    fn into_iter(self) -> Self::IntoIter {
+        IntersperseSeq {
+            base: self.base.into_iter(),
+            separator: self.separator,
+            sep_first: self.len > 0 && self.sep_first,
+            // A part of even length ends opposite to how it starts; a part of one position
+            // has no room for a second separator.
+            sep_last: self.len > 1 && ((self.len % 2 == 0) != self.sep_first),
+        }
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        debug_assert!(index <= self.len);
+        // Output positions alternate item, separator (or separator, item): the left part
+        // holds half of `index` base items, rounded up when it starts with an item.
+        let base_index = (index + usize::from(!self.sep_first)) / 2;
+        let (left, right) = self.base.split_at(base_index);
+        (
+            IntersperseProducer {
+                base: left,
+                separator: self.separator.clone(),
+                len: index,
+                sep_first: self.sep_first,
+            },
+            IntersperseProducer {
+                base: right,
+                separator: self.separator,
+                len: self.len - index,
+                sep_first: (index % 2 == 1) != self.sep_first,
+            },
+        )
+    }
+}
+
+/// A leaf of an indexed [`Intersperse`].
+struct IntersperseSeq<I: Iterator> {
+    base: I,
+    separator: I::Item,
+    sep_first: bool,
+    sep_last: bool,
+}
+
+impl<I> Iterator for IntersperseSeq<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    I::Item: Clone,
+{
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        if self.sep_first {
+            self.sep_first = false;
+            Some(self.separator.clone())
+        } else if let Some(item) = self.base.next() {
+            // Another base item after this one needs a separator before it.
+            self.sep_first = self.base.len() != 0;
+            Some(item)
+        } else if self.sep_last {
+            self.sep_last = false;
+            Some(self.separator.clone())
+        } else {
+            None
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let items = self.base.len();
+        let n = (items + items.saturating_sub(1))
+            .saturating_add(usize::from(self.sep_first) + usize::from(self.sep_last));
+        (n, Some(n))
+    }
+}
+
+impl<I> DoubleEndedIterator for IntersperseSeq<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    I::Item: Clone,
+{
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.sep_last {
+            self.sep_last = false;
+            Some(self.separator.clone())
+        } else if let Some(item) = self.base.next_back() {
+            self.sep_last = self.base.len() != 0;
+            Some(item)
+        } else if self.sep_first {
+            self.sep_first = false;
+            Some(self.separator.clone())
+        } else {
+            None
+        }
+    }
+}
+
+impl<I> ExactSizeIterator for IntersperseSeq<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    I::Item: Clone,
+{
+}
