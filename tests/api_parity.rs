@@ -309,6 +309,41 @@ fn intersperse_is_indexed_on_indexed_bases() {
 }
 
 #[test]
+fn panic_fuse_stops_adapters_that_read_the_sequential_iterator() {
+    // rayon's tests/iter_panic.rs: one thread, so that the counts are deterministic.
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    const PANIC: i32 = 0xC000;
+    let check = |&i: &i32| {
+        if i == PANIC {
+            panic!("boom")
+        }
+    };
+    pool.install(|| {
+        fn count(iter: impl ParallelIterator + std::panic::UnwindSafe) -> usize {
+            let count = AtomicUsize::new(0);
+            let result = std::panic::catch_unwind(|| {
+                iter.for_each(|_| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+            });
+            assert!(result.is_err());
+            count.into_inner()
+        }
+        let expected = 0x1_0000 - 1;
+        let iter = (0..0x1_0000).into_par_iter().with_max_len(1);
+        assert_eq!(count(iter.clone().inspect(check)), expected);
+        assert!(count(iter.clone().inspect(check).panic_fuse()) < expected);
+        assert!(count(iter.clone().panic_fuse().inspect(check)) < expected);
+        assert!(count(iter.clone().panic_fuse().inspect(check).rev()) < expected);
+        let other: Vec<i32> = (0..0x1_0000).collect();
+        assert!(count(iter.panic_fuse().zip(&other).inspect(|(i, _)| check(i))) < expected);
+    });
+}
+
+#[test]
 fn collect_vec_list_keeps_order() {
     for n in [0usize, 1, 100_000] {
         let list = (0..n)

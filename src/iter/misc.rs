@@ -120,8 +120,9 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
 }
 
 /// The producer of [`PanicFuse`]: every fold goes through a [`FuseFolder`], so a panic in one
-/// part stops the folds of the others (adapters that read the sequential iterator directly,
-/// such as `zip`, are not fused, as in rayon).
+/// part stops the folds of the others. Adapters that read the sequential iterator directly
+/// (`zip`, `rev`, ...) get a [`FuseIter`], which checks the fuse before each item and sets it
+/// if dropped by a panic, as rayon's does.
 struct FuseProducer<'f, P> {
     base: P,
     fuse: &'f AtomicBool,
@@ -129,9 +130,12 @@ struct FuseProducer<'f, P> {
 
 impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
     type Item = P::Item;
-    type IntoIter = P::IntoIter;
-    fn into_iter(self) -> P::IntoIter {
-        self.base.into_iter()
+    type IntoIter = FuseIter<'f, P::IntoIter>;
+    fn into_iter(self) -> Self::IntoIter {
+        FuseIter {
+            base: self.base.into_iter(),
+            guard: FuseGuard(self.fuse),
+        }
     }
     fn min_len(&self) -> usize {
         self.base.min_len()
@@ -164,6 +168,40 @@ impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
             .base
     }
 }
+
+/// The sequential iterator of a [`FuseProducer`]: ends once the fuse is set, and sets it when
+/// dropped while its thread unwinds (a panic downstream, in the adapter or folder reading it).
+struct FuseIter<'f, I> {
+    base: I,
+    guard: FuseGuard<'f>,
+}
+
+impl<I: Iterator> Iterator for FuseIter<'_, I> {
+    type Item = I::Item;
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        if self.guard.0.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.base.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // The base's (exact) length, as rayon's: a fused stop only follows a panic.
+        self.base.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for FuseIter<'_, I> {
+    #[inline]
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.guard.0.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.base.next_back()
+    }
+}
+
+impl<I: ExactSizeIterator> ExactSizeIterator for FuseIter<'_, I> {}
 
 struct FuseConsumer<'f, C> {
     base: C,
