@@ -129,6 +129,24 @@ pub trait ParallelString {
             text: self.as_parallel_string(),
             separator,
             terminator: false,
+            inclusive: false,
+        }
+    }
+
+    /// The pieces ending at each match of `separator`, the match included (as
+    /// `str::split_inclusive`): no empty piece at the end, none at all for an empty string.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&str> = "a\nb\n\nc".par_split_inclusive('\n').collect();
+    /// assert_eq!(v, ["a\n", "b\n", "\n", "c"]);
+    /// ```
+    fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
+        Split {
+            text: self.as_parallel_string(),
+            separator,
+            terminator: false,
+            inclusive: true,
         }
     }
 
@@ -140,11 +158,12 @@ pub trait ParallelString {
     /// let v: Vec<&str> = "a;b;".par_split_terminator(';').collect();
     /// assert_eq!(v, ["a", "b"]);
     /// ```
-    fn par_split_terminator<P: Pattern>(&self, terminator: P) -> Split<'_, P> {
+    fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
         Split {
             text: self.as_parallel_string(),
             separator: terminator,
             terminator: true,
+            inclusive: false,
         }
     }
 
@@ -178,7 +197,7 @@ pub trait ParallelString {
     /// let v: Vec<&str> = " a  b ".par_split_ascii_whitespace().collect();
     /// assert_eq!(v, ["a", "b"]);
     /// ```
-    fn par_split_ascii_whitespace(&self) -> SplitWhitespace<'_> {
+    fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
         self.par_split((|c: char| c.is_ascii_whitespace()) as fn(char) -> bool)
             .filter(not_empty)
     }
@@ -244,6 +263,16 @@ pub type Lines<'a> = Map<Split<'a, char>, fn(&str) -> &str>;
 /// assert_eq!(w.count(), 2);
 /// ```
 pub type SplitWhitespace<'a> = Filter<Split<'a, fn(char) -> bool>, fn(&&str) -> bool>;
+
+/// The parallel iterator of [`ParallelString::par_split_ascii_whitespace`] (the same type as
+/// [`SplitWhitespace`], with another separator).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let w: blitz_par::str::SplitAsciiWhitespace<'_> = " a b ".par_split_ascii_whitespace();
+/// assert_eq!(w.count(), 2);
+/// ```
+pub type SplitAsciiWhitespace<'a> = SplitWhitespace<'a>;
 
 /// The char boundary at or after the middle of `text` (`text.len()` if none before the end).
 fn middle_boundary(text: &str) -> usize {
@@ -409,7 +438,29 @@ pub struct Split<'a, P> {
     separator: P,
     /// `split_terminator`: no empty piece after a final separator.
     terminator: bool,
+    /// `split_inclusive`: each piece keeps the separator that ends it.
+    inclusive: bool,
 }
+
+/// The parallel iterator of [`ParallelString::par_split_terminator`] (rayon names it apart;
+/// here it is [`Split`] in its `split_terminator` mode).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let it: blitz_par::str::SplitTerminator<'_, char> = "a;b;".par_split_terminator(';');
+/// assert_eq!(it.count(), 2);
+/// ```
+pub type SplitTerminator<'a, P> = Split<'a, P>;
+
+/// The parallel iterator of [`ParallelString::par_split_inclusive`] (rayon names it apart;
+/// here it is [`Split`] in its `split_inclusive` mode).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let it: blitz_par::str::SplitInclusive<'_, char> = "a;b".par_split_inclusive(';');
+/// assert_eq!(it.collect::<Vec<_>>(), ["a;", "b"]);
+/// ```
+pub type SplitInclusive<'a, P> = Split<'a, P>;
 
 impl<'a, P: Pattern> ParallelIterator for Split<'a, P> {
     type Item = &'a str;
@@ -418,6 +469,7 @@ impl<'a, P: Pattern> ParallelIterator for Split<'a, P> {
             text: self.text,
             separator: &self.separator,
             last: self.terminator,
+            inclusive: self.inclusive,
         };
         bridge_unindexed(producer, consumer)
     }
@@ -431,6 +483,9 @@ struct SplitProducer<'a, 'p, P> {
     /// This part ends the string and the iterator is `split_terminator`: drop a final empty
     /// piece.
     last: bool,
+    /// `split_inclusive`: the left part keeps the separator it is cut at, and a separator
+    /// that ends the part is no place to cut (the left part would be the whole again).
+    inclusive: bool,
 }
 
 impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
@@ -438,30 +493,38 @@ impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
 
     fn split(self) -> (Self, Option<Self>) {
         let mid = middle_boundary(self.text);
-        let is_sep = |c: char| self.separator.matches_char(c);
+        let cut_end = match self.inclusive {
+            true => self.text.len(),
+            false => usize::MAX,
+        };
+        let is_sep =
+            |(i, c): (usize, char)| self.separator.matches_char(c) && i + c.len_utf8() < cut_end;
         // The nearest separator after the middle, else the nearest before it.
         let found = self.text[mid..]
             .char_indices()
-            .find(|&(_, c)| is_sep(c))
-            .map(|(i, c)| (mid + i, c.len_utf8()))
+            .map(|(i, c)| (mid + i, c))
+            .find(|&ic| is_sep(ic))
+            .map(|(i, c)| (i, c.len_utf8()))
             .or_else(|| {
                 self.text[..mid]
                     .char_indices()
                     .rev()
-                    .find(|&(_, c)| is_sep(c))
+                    .find(|&ic| is_sep(ic))
                     .map(|(i, c)| (i, c.len_utf8()))
             });
         match found {
             Some((at, sep_len)) => (
                 SplitProducer {
-                    text: &self.text[..at],
+                    text: &self.text[..at + if self.inclusive { sep_len } else { 0 }],
                     separator: self.separator,
                     last: false,
+                    inclusive: self.inclusive,
                 },
                 Some(SplitProducer {
                     text: &self.text[at + sep_len..],
                     separator: self.separator,
                     last: self.last,
+                    inclusive: self.inclusive,
                 }),
             ),
             None => (self, None),
@@ -470,6 +533,12 @@ impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
 
     fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
         let separator = self.separator;
+        if self.inclusive {
+            return folder.consume_iter(
+                self.text
+                    .split_inclusive(move |c| separator.matches_char(c)),
+            );
+        }
         let pieces = self.text.split(move |c| separator.matches_char(c));
         if self.last {
             // As `split_terminator`: a final empty piece (the text ended with a separator, or

@@ -20,6 +20,17 @@ macro_rules! via_vec {
             inner: VecIntoIter<$item>,
         }
 
+        // Clone where the items are (not the `_mut` iterators), as rayon's are.
+        impl<$($lt,)? $($g),*> Clone for $name<$($lt,)? $($g),*>
+        where
+            VecIntoIter<$item>: Clone,
+            $($bounds)*
+        {
+            fn clone(&self) -> Self {
+                $name { inner: self.inner.clone() }
+            }
+        }
+
         impl<$($lt,)? $($g,)* $($($extra),*)?> IntoParallelIterator for $coll
         where
             $($bounds)*

@@ -120,8 +120,9 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
 }
 
 /// The producer of [`PanicFuse`]: every fold goes through a [`FuseFolder`], so a panic in one
-/// part stops the folds of the others (adapters that read the sequential iterator directly,
-/// such as `zip`, are not fused, as in rayon).
+/// part stops the folds of the others. Adapters that read the sequential iterator directly
+/// (`zip`, `rev`, ...) get a [`FuseIter`], which checks the fuse before each item and sets it
+/// if dropped by a panic, as rayon's does.
 struct FuseProducer<'f, P> {
     base: P,
     fuse: &'f AtomicBool,
@@ -129,9 +130,12 @@ struct FuseProducer<'f, P> {
 
 impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
     type Item = P::Item;
-    type IntoIter = P::IntoIter;
-    fn into_iter(self) -> P::IntoIter {
-        self.base.into_iter()
+    type IntoIter = FuseIter<'f, P::IntoIter>;
+    fn into_iter(self) -> Self::IntoIter {
+        FuseIter {
+            base: self.base.into_iter(),
+            guard: FuseGuard(self.fuse),
+        }
     }
     fn min_len(&self) -> usize {
         self.base.min_len()
@@ -164,6 +168,40 @@ impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
             .base
     }
 }
+
+/// The sequential iterator of a [`FuseProducer`]: ends once the fuse is set, and sets it when
+/// dropped while its thread unwinds (a panic downstream, in the adapter or folder reading it).
+struct FuseIter<'f, I> {
+    base: I,
+    guard: FuseGuard<'f>,
+}
+
+impl<I: Iterator> Iterator for FuseIter<'_, I> {
+    type Item = I::Item;
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        if self.guard.0.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.base.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // The base's (exact) length, as rayon's: a fused stop only follows a panic.
+        self.base.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for FuseIter<'_, I> {
+    #[inline]
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.guard.0.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.base.next_back()
+    }
+}
+
+impl<I: ExactSizeIterator> ExactSizeIterator for FuseIter<'_, I> {}
 
 struct FuseConsumer<'f, C> {
     base: C,
@@ -430,21 +468,29 @@ impl<'d, T, F: Folder<T>, D: Fn() -> bool> Folder<Option<T>> for UntilFolder<'d,
 /// ```
 #[derive(Clone, Debug)]
 #[must_use = "iterator adapters are lazy"]
-pub struct Intersperse<I, T> {
+pub struct Intersperse<I>
+where
+    I: ParallelIterator,
+    I::Item: Clone,
+{
     base: I,
-    separator: T,
+    separator: I::Item,
 }
 
-impl<I, T> Intersperse<I, T> {
-    pub(super) fn new(base: I, separator: T) -> Self {
+impl<I> Intersperse<I>
+where
+    I: ParallelIterator,
+    I::Item: Clone,
+{
+    pub(super) fn new(base: I, separator: I::Item) -> Self {
         Intersperse { base, separator }
     }
 }
 
-impl<I> ParallelIterator for Intersperse<I, I::Item>
+impl<I> ParallelIterator for Intersperse<I>
 where
     I: ParallelIterator,
-    I::Item: Clone + Sync,
+    I::Item: Clone,
 {
     type Item = I::Item;
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
@@ -456,9 +502,11 @@ where
             return Intersperse::new(items.into_par_iter(), self.separator)
                 .drive_unindexed(consumer);
         }
+        // The separator is cloned into each part (not shared), so it need not be `Sync`, as
+        // in rayon.
         let consumer = IntersperseConsumer {
             base: consumer,
-            separator: &self.separator,
+            separator: self.separator,
             sep_first: false,
         };
         self.base.drive_unindexed(consumer)
@@ -468,19 +516,19 @@ where
     }
 }
 
-struct IntersperseConsumer<'s, C, T> {
+struct IntersperseConsumer<C, T> {
     base: C,
-    separator: &'s T,
+    separator: T,
     /// Whether this consumer's first item is preceded by a separator (it is not the first).
     sep_first: bool,
 }
 
-impl<'s, C, T> Consumer<T> for IntersperseConsumer<'s, C, T>
+impl<C, T> Consumer<T> for IntersperseConsumer<C, T>
 where
     C: Consumer<T>,
-    T: Clone + Sync,
+    T: Clone + Send,
 {
-    type Folder = IntersperseFolder<'s, C::Folder, T>;
+    type Folder = IntersperseFolder<C::Folder, T>;
     type Reducer = C::Reducer;
     type Result = C::Result;
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
@@ -495,7 +543,7 @@ where
         (
             IntersperseConsumer {
                 base: l,
-                separator: self.separator,
+                separator: self.separator.clone(),
                 sep_first: self.sep_first,
             },
             IntersperseConsumer {
@@ -518,10 +566,10 @@ where
     }
 }
 
-impl<'s, C, T> UnindexedConsumer<T> for IntersperseConsumer<'s, C, T>
+impl<C, T> UnindexedConsumer<T> for IntersperseConsumer<C, T>
 where
     C: UnindexedConsumer<T>,
-    T: Clone + Sync,
+    T: Clone + Send,
 {
     fn split_off_left(&self) -> Self {
         unreachable!("intersperse: the base has a length, so it splits by index")
@@ -531,13 +579,13 @@ where
     }
 }
 
-struct IntersperseFolder<'s, F, T> {
+struct IntersperseFolder<F, T> {
     base: F,
-    separator: &'s T,
+    separator: T,
     sep_next: bool,
 }
 
-impl<'s, F: Folder<T>, T: Clone> Folder<T> for IntersperseFolder<'s, F, T> {
+impl<F: Folder<T>, T: Clone> Folder<T> for IntersperseFolder<F, T> {
     type Result = F::Result;
     fn consume(mut self, item: T) -> Self {
         if self.sep_next {
@@ -553,4 +601,156 @@ impl<'s, F: Folder<T>, T: Clone> Folder<T> for IntersperseFolder<'s, F, T> {
     fn full(&self) -> bool {
         self.base.full()
     }
+}
+
+/// An indexed base gives an indexed `Intersperse` (as in rayon): `n` items become `2n - 1`.
+impl<I> IndexedParallelIterator for Intersperse<I>
+where
+    I: IndexedParallelIterator,
+    I::Item: Clone,
+{
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        self.base.len().saturating_mul(2).saturating_sub(1)
+    }
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        struct Callback<CB, T> {
+            callback: CB,
+            separator: T,
+            len: usize,
+        }
+        impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
+            type Output = CB::Output;
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(IntersperseProducer {
+                    base,
+                    separator: self.separator,
+                    len: self.len,
+                    sep_first: false,
+                })
+            }
+        }
+        let len = self.len();
+        self.base.with_producer(Callback {
+            callback,
+            separator: self.separator,
+            len,
+        })
+    }
+}
+
+/// `len` output positions: base items with separators between them, and one more separator
+/// in front when `sep_first` (a right part cut just after an item).
+struct IntersperseProducer<P: Producer> {
+    base: P,
+    separator: P::Item,
+    len: usize,
+    sep_first: bool,
+}
+
+impl<P> Producer for IntersperseProducer<P>
+where
+    P: Producer,
+    P::Item: Clone + Send,
+{
+    type Item = P::Item;
+    type IntoIter = IntersperseSeq<P::IntoIter>;
+    fn into_iter(self) -> Self::IntoIter {
+        IntersperseSeq {
+            base: self.base.into_iter(),
+            separator: self.separator,
+            sep_first: self.len > 0 && self.sep_first,
+            // A part of even length ends opposite to how it starts; a part of one position
+            // has no room for a second separator.
+            sep_last: self.len > 1 && ((self.len % 2 == 0) != self.sep_first),
+        }
+    }
+    fn split_at(self, index: usize) -> (Self, Self) {
+        debug_assert!(index <= self.len);
+        // Output positions alternate item, separator (or separator, item): the left part
+        // holds half of `index` base items, rounded up when it starts with an item.
+        let base_index = (index + usize::from(!self.sep_first)) / 2;
+        let (left, right) = self.base.split_at(base_index);
+        (
+            IntersperseProducer {
+                base: left,
+                separator: self.separator.clone(),
+                len: index,
+                sep_first: self.sep_first,
+            },
+            IntersperseProducer {
+                base: right,
+                separator: self.separator,
+                len: self.len - index,
+                sep_first: (index % 2 == 1) != self.sep_first,
+            },
+        )
+    }
+}
+
+/// A leaf of an indexed [`Intersperse`].
+struct IntersperseSeq<I: Iterator> {
+    base: I,
+    separator: I::Item,
+    sep_first: bool,
+    sep_last: bool,
+}
+
+impl<I> Iterator for IntersperseSeq<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    I::Item: Clone,
+{
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        if self.sep_first {
+            self.sep_first = false;
+            Some(self.separator.clone())
+        } else if let Some(item) = self.base.next() {
+            // Another base item after this one needs a separator before it.
+            self.sep_first = self.base.len() != 0;
+            Some(item)
+        } else if self.sep_last {
+            self.sep_last = false;
+            Some(self.separator.clone())
+        } else {
+            None
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let items = self.base.len();
+        let n = (items + items.saturating_sub(1))
+            .saturating_add(usize::from(self.sep_first) + usize::from(self.sep_last));
+        (n, Some(n))
+    }
+}
+
+impl<I> DoubleEndedIterator for IntersperseSeq<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    I::Item: Clone,
+{
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.sep_last {
+            self.sep_last = false;
+            Some(self.separator.clone())
+        } else if let Some(item) = self.base.next_back() {
+            self.sep_last = self.base.len() != 0;
+            Some(item)
+        } else if self.sep_first {
+            self.sep_first = false;
+            Some(self.separator.clone())
+        } else {
+            None
+        }
+    }
+}
+
+impl<I> ExactSizeIterator for IntersperseSeq<I>
+where
+    I: DoubleEndedIterator + ExactSizeIterator,
+    I::Item: Clone,
+{
 }

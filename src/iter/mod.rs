@@ -22,23 +22,30 @@ use std::iter::{Product, Sum};
 
 pub mod plumbing;
 
+mod any_while;
+mod blocks;
 mod chain;
 mod cloned;
 mod collect;
 mod collections;
+mod drain;
 mod enumerate;
 mod filter;
 mod find;
 mod flat_map;
 mod fold;
+mod fold_chunks;
 mod for_each;
 mod inspect;
 mod len;
 mod map;
 mod map_with;
 mod misc;
+mod multizip;
 mod noop;
 mod par_bridge;
+mod par_either;
+mod positions;
 mod range;
 mod reduce;
 mod regroup;
@@ -46,10 +53,13 @@ mod rev;
 mod sources;
 mod take_skip;
 mod try_ops;
-mod unzip;
+pub(crate) mod unzip;
 mod vec;
+mod walk_tree;
 mod zip;
 
+pub use any_while::{SkipAnyWhile, TakeAnyWhile};
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 pub use cloned::{Cloned, Copied};
 pub use collections::{
@@ -58,25 +68,48 @@ pub use collections::{
     HashSetIntoIter, HashSetIter, LinkedListIntoIter, LinkedListIter, LinkedListIterMut,
     VecDequeIntoIter, VecDequeIter, VecDequeIterMut,
 };
+pub use drain::{
+    BinaryHeapDrain, HashMapDrain, HashSetDrain, ParallelDrainFull, StringDrain, VecDequeDrain,
+};
+/// A value of one of two types: the `either` crate's `Either`, re-exported as rayon does,
+/// used by [`ParallelIterator::partition_map`] and itself a parallel iterator when both sides
+/// are.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// use blitz_par::iter::Either;
+/// let it: Either<_, blitz_par::iter::Empty<i32>> = Either::Left((0..3).into_par_iter());
+/// assert_eq!(it.sum::<i32>(), 3);
+/// ```
+pub use either::Either;
 pub use enumerate::Enumerate;
 pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith};
+pub use fold_chunks::{FoldChunks, FoldChunksWith};
 pub use inspect::{Inspect, Update};
 pub use len::{MaxLen, MinLen};
 pub use map::Map;
 pub use map_with::{MapInit, MapWith};
 pub use misc::{Intersperse, PanicFuse, SkipAny, TakeAny, TakeSkipAny, WhileSome};
+pub use multizip::MultiZip;
 pub use par_bridge::{IterBridge, ParallelBridge};
+pub use positions::Positions;
 pub use range::{RangeInclusiveIter, RangeIter};
-pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, StepBy};
+pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, InterleaveShortest, StepBy};
 pub use rev::Rev;
+#[allow(deprecated)]
+pub use sources::repeatn;
 pub use sources::{
     empty, once, repeat, repeat_n, Empty, Once, OptionIntoIter, Repeat, RepeatN, RepeatNIter,
 };
 pub use take_skip::{Skip, Take};
-pub use try_ops::{Try, TryFold};
+pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use vec::{ArrayIntoIter, Drain, ParallelDrainRange, VecIntoIter};
+pub use walk_tree::{
+    split, walk_tree, walk_tree_postfix, walk_tree_prefix, Split, WalkTree, WalkTreePostfix,
+    WalkTreePrefix,
+};
 pub use zip::{Zip, ZipEq};
 
 use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
@@ -802,17 +835,13 @@ pub trait ParallelIterator: Sized + Send {
     ///     .try_reduce(|| 0, |a, b| a.checked_add(b).ok_or("overflow".to_string()));
     /// assert_eq!(r, Ok(55));
     /// ```
-    fn try_fold<T, R, ID, F>(
-        self,
-        identity: ID,
-        fold_op: F,
-    ) -> TryFold<Self, R, try_ops::CallIdentity<ID>, F>
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         ID: Fn() -> T + Sync + Send,
         R: Try<Output = T> + Send,
     {
-        TryFold::new(self, try_ops::CallIdentity(identity), fold_op)
+        TryFold::new(self, identity, fold_op)
     }
 
     /// As [`try_fold`](Self::try_fold), starting every leaf from a clone of `init`.
@@ -822,17 +851,13 @@ pub trait ParallelIterator: Sized + Send {
     /// let r: Option<u32> = (1..5u32).into_par_iter().try_fold_with(0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
     /// assert_eq!(r, Some(10));
     /// ```
-    fn try_fold_with<F, T, R>(
-        self,
-        init: T,
-        fold_op: F,
-    ) -> TryFold<Self, R, try_ops::CloneInit<T>, F>
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         R: Try<Output = T> + Send,
-        T: Clone + Send + Sync,
+        T: Clone + Send,
     {
-        TryFold::new(self, try_ops::CloneInit(init), fold_op)
+        TryFoldWith::new(self, init, fold_op)
     }
 
     /// Reduces items that are `Try` values (`Option`, `Result`, `ControlFlow`); the first
@@ -994,6 +1019,71 @@ pub trait ParallelIterator: Sized + Send {
         TakeSkipAny::new(self, n, false)
     }
 
+    /// Takes items while `predicate` holds, from anywhere in the iterator: once it fails
+    /// for some item, threads stop taking more (items other threads have already checked are
+    /// still taken). Which items come out depends on scheduling, as in rayon; the order of
+    /// those that do is kept.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..100).into_par_iter().take_any_while(|&x| x < 50).collect();
+    /// assert!(v.len() <= 50 && v.iter().all(|&x| x < 50));
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Skips items while `predicate` holds, from anywhere in the iterator: once it fails for
+    /// some item, every item after that (in time, on any thread) is kept. Every item for
+    /// which `predicate` is false is always kept.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..100).into_par_iter().skip_any_while(|&x| x < 50).collect();
+    /// assert!(v.len() >= 50 && (50..100).all(|x| v.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
+    }
+
+    /// Collects the items, in order, into a linked list of vectors (one or more per piece of
+    /// work): the cheapest way to gather an iterator of unknown length, when the caller can
+    /// use the pieces as they are.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let list = (0..10).into_par_iter().filter(|x| x % 3 == 0).collect_vec_list();
+    /// let flat: Vec<i32> = list.into_iter().flatten().collect();
+    /// assert_eq!(flat, [0, 3, 6, 9]);
+    /// ```
+    fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
+        collect::collect_list(self)
+    }
+
+    /// Deprecated rayon name of [`find_any`](Self::find_any) (kept, hidden, as rayon keeps it).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// #[allow(deprecated)]
+    /// let found = (0..10).into_par_iter().find(|&x| x == 3);
+    /// assert_eq!(found, Some(3));
+    /// ```
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
+                         `find_first`, or `find_last`")]
+    fn find<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.find_any(predicate)
+    }
+
     /// A clone of `element` between every two items. Over an iterator of unknown length the
     /// items are collected first.
     ///
@@ -1002,9 +1092,9 @@ pub trait ParallelIterator: Sized + Send {
     /// let s: String = ["a", "b", "c"].into_par_iter().intersperse("-").collect();
     /// assert_eq!(s, "a-b-c");
     /// ```
-    fn intersperse(self, element: Self::Item) -> Intersperse<Self, Self::Item>
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
     where
-        Self::Item: Clone + Sync,
+        Self::Item: Clone,
     {
         Intersperse::new(self, element)
     }
@@ -1077,22 +1167,6 @@ pub trait ParallelIterator: Sized + Send {
     {
         unzip::partition_map(self, predicate)
     }
-}
-
-/// A value of one of two types (rayon re-exports `either::Either`; blitz-par has its own with
-/// the two variants, used by `partition_map`).
-///
-/// ```
-/// use blitz_par::iter::Either;
-/// let e: Either<i32, char> = Either::Left(1);
-/// assert!(matches!(e, Either::Left(1)));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Either<L, R> {
-    /// The left value.
-    Left(L),
-    /// The right value.
-    Right(R),
 }
 
 /// A parallel iterator with an exact length whose producer splits at any index: slices, `Vec`,
@@ -1444,6 +1518,134 @@ pub trait IndexedParallelIterator: ParallelIterator {
             self.partial_cmp(other),
             Some(Ordering::Greater | Ordering::Equal)
         )
+    }
+
+    /// Deprecated rayon name of [`position_any`](Self::position_any) (kept, hidden, as rayon
+    /// keeps it).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// #[allow(deprecated)]
+    /// let found = [1, 5, 9].par_iter().position(|&x| x == 9);
+    /// assert_eq!(found, Some(2));
+    /// ```
+    #[doc(hidden)]
+    #[deprecated(
+        note = "parallel `position` does not search in order -- use `position_any`, \
+                `position_first`, or `position_last`"
+    )]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
+    }
+
+    /// The indices of the items that satisfy `predicate`, in order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29];
+    /// let p: Vec<usize> = primes.par_iter().positions(|&p| p % 6 == 1).collect();
+    /// assert_eq!(p, [3, 5, 7]);
+    /// ```
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
+    }
+
+    /// Consumes the iterator as a sequence of blocks: first `current_num_threads()` items,
+    /// then twice as many each time. Each block runs in parallel; the next starts when it is
+    /// done, and none starts once the consumer is full. A search for an item near the front
+    /// of a long (or endless-looking) iterator then does little work past it.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let first = (0..usize::MAX).into_par_iter().by_exponential_blocks().find_first(|&x| x >= 1000);
+    /// assert_eq!(first, Some(1000));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Consumes the iterator as a sequence of blocks of `block_size` items, each in parallel,
+    /// one after the other (see [`by_exponential_blocks`](Self::by_exponential_blocks)).
+    /// Panics if `block_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u32> = (0..1000u32).into_par_iter().by_uniform_blocks(64).collect();
+    /// assert_eq!(v, (0..1000).collect::<Vec<_>>());
+    /// ```
+    #[track_caller]
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        UniformBlocks::new(self, block_size)
+    }
+
+    /// Items of `self` and `other` in turn, stopping when the next one to take from runs
+    /// out (so `self` may give one item more than `other`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..5).into_par_iter().interleave_shortest(10..12).collect();
+    /// assert_eq!(v, [0, 10, 1, 11, 2]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
+    }
+
+    /// One sequential `fold` per chunk of `chunk_size` items (the last chunk may be
+    /// shorter), each starting from `identity()`: an indexed iterator of the results, in
+    /// order. Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let nums = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    /// let sums: Vec<i32> = nums.into_par_iter().fold_chunks(2, || 0, |a, n| a + n).collect();
+    /// assert_eq!(sums, [3, 7, 11, 15, 19]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// [`fold_chunks`](Self::fold_chunks) starting each chunk from a clone of `init` (which
+    /// need not be `Sync`). Panics if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let nums = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    /// let sums: Vec<i32> = nums.into_par_iter().fold_chunks_with(2, 0, |a, n| a + n).collect();
+    /// assert_eq!(sums, [3, 7, 11, 15, 19]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
     }
 
     /// The index of some item that satisfies `predicate`.

@@ -55,6 +55,100 @@ where
     }
 }
 
+/// The traits behind the blanket `ParallelIterator for RangeIter<T>` (rayon's design, its issue
+/// 833): with one impl per integer type, the item type of `(0..n).into_par_iter()` stays an
+/// unknown projection until the integer type is inferred, and a closure like `|x| -x` or
+/// `|x| x.pow(2)` does not compile. With a blanket impl whose item is `T`, the item is the
+/// range's own `{integer}` at once. `pub` only because the public impls name them; the module
+/// is private, so no user can name or implement them.
+mod private {
+    use super::*;
+
+    /// How `RangeIter<Self>` runs.
+    pub trait RangeInteger: Sized + Send {
+        fn drive_unindexed<C: UnindexedConsumer<Self>>(
+            iter: RangeIter<Self>,
+            consumer: C,
+        ) -> C::Result;
+        fn opt_len(iter: &RangeIter<Self>) -> Option<usize>;
+    }
+
+    /// How `RangeIter<Self>` runs as an indexed iterator.
+    pub trait IndexedRangeInteger: RangeInteger {
+        fn len(iter: &RangeIter<Self>) -> usize;
+        fn with_producer<CB: ProducerCallback<Self>>(
+            iter: RangeIter<Self>,
+            callback: CB,
+        ) -> CB::Output;
+    }
+
+    /// How `RangeInclusiveIter<Self>` runs.
+    pub trait InclusiveRangeInteger: Sized + Send {
+        fn drive_unindexed<C: UnindexedConsumer<Self>>(
+            iter: RangeInclusiveIter<Self>,
+            consumer: C,
+        ) -> C::Result;
+        fn opt_len(iter: &RangeInclusiveIter<Self>) -> Option<usize>;
+    }
+
+    /// How `RangeInclusiveIter<Self>` runs as an indexed iterator.
+    pub trait IndexedInclusiveRangeInteger: InclusiveRangeInteger {
+        fn len(iter: &RangeInclusiveIter<Self>) -> usize;
+        fn with_producer<CB: ProducerCallback<Self>>(
+            iter: RangeInclusiveIter<Self>,
+            callback: CB,
+        ) -> CB::Output;
+    }
+}
+
+use private::{
+    InclusiveRangeInteger, IndexedInclusiveRangeInteger, IndexedRangeInteger, RangeInteger,
+};
+
+impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        T::drive_unindexed(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        T::opt_len(self)
+    }
+}
+
+impl<T: IndexedRangeInteger> IndexedParallelIterator for RangeIter<T> {
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        T::len(self)
+    }
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::with_producer(self, callback)
+    }
+}
+
+impl<T: InclusiveRangeInteger> ParallelIterator for RangeInclusiveIter<T> {
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        T::drive_unindexed(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        T::opt_len(self)
+    }
+}
+
+impl<T: IndexedInclusiveRangeInteger> IndexedParallelIterator for RangeInclusiveIter<T> {
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        T::len(self)
+    }
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::with_producer(self, callback)
+    }
+}
+
 struct IndexedRangeProducer<T> {
     range: Range<T>,
 }
@@ -72,25 +166,21 @@ macro_rules! indexed_range {
             }
         }
 
-        impl ParallelIterator for RangeIter<$t> {
-            type Item = $t;
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+        impl RangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: RangeIter<$t>, consumer: C) -> C::Result {
+                bridge(iter, consumer)
             }
-            fn opt_len(&self) -> Option<usize> {
-                Some(Self::len_of(&self.range))
+            fn opt_len(iter: &RangeIter<$t>) -> Option<usize> {
+                Some(RangeIter::<$t>::len_of(&iter.range))
             }
         }
 
-        impl IndexedParallelIterator for RangeIter<$t> {
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+        impl IndexedRangeInteger for $t {
+            fn len(iter: &RangeIter<$t>) -> usize {
+                RangeIter::<$t>::len_of(&iter.range)
             }
-            fn len(&self) -> usize {
-                Self::len_of(&self.range)
-            }
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
-                callback.callback(IndexedRangeProducer { range: self.range })
+            fn with_producer<CB: ProducerCallback<$t>>(iter: RangeIter<$t>, callback: CB) -> CB::Output {
+                callback.callback(IndexedRangeProducer { range: iter.range })
             }
         }
 
@@ -131,19 +221,18 @@ macro_rules! unindexed_range {
             }
         }
 
-        impl ParallelIterator for RangeIter<$t> {
-            type Item = $t;
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                match self.opt_len() {
+        impl RangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: RangeIter<$t>, consumer: C) -> C::Result {
+                match iter.opt_len() {
                     Some(len) => {
-                        let start = self.range.start;
+                        let start = iter.range.start;
                         (0..len).into_par_iter().map(move |i| start.wrapping_add(i as $t)).drive_unindexed(consumer)
                     }
-                    None => bridge_unindexed(UnindexedRangeProducer { range: self.range }, consumer),
+                    None => bridge_unindexed(UnindexedRangeProducer { range: iter.range }, consumer),
                 }
             }
-            fn opt_len(&self) -> Option<usize> {
-                usize::try_from(Self::wide_len(&self.range)).ok()
+            fn opt_len(iter: &RangeIter<$t>) -> Option<usize> {
+                usize::try_from(RangeIter::<$t>::wide_len(&iter.range)).ok()
             }
         }
 
@@ -171,56 +260,51 @@ unindexed_range!(u64 => u64, i64 => u64, u128 => u128, i128 => u128);
 
 macro_rules! inclusive_range {
     (indexed: $($t:ty),*) => {$(
-        impl ParallelIterator for RangeInclusiveIter<$t> {
-            type Item = $t;
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+        impl InclusiveRangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: RangeInclusiveIter<$t>, consumer: C) -> C::Result {
+                bridge(iter, consumer)
             }
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.len())
+            fn opt_len(iter: &RangeInclusiveIter<$t>) -> Option<usize> {
+                Some(iter.len())
             }
         }
 
-        impl IndexedParallelIterator for RangeInclusiveIter<$t> {
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
-            }
-            fn len(&self) -> usize {
-                if self.range.is_empty() {
+        impl IndexedInclusiveRangeInteger for $t {
+            fn len(iter: &RangeInclusiveIter<$t>) -> usize {
+                if iter.range.is_empty() {
                     0
                 } else {
-                    (*self.range.end() as i64 - *self.range.start() as i64) as usize + 1
+                    (*iter.range.end() as i64 - *iter.range.start() as i64) as usize + 1
                 }
             }
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
+            fn with_producer<CB: ProducerCallback<$t>>(iter: RangeInclusiveIter<$t>, callback: CB) -> CB::Output {
                 // Widen to i32 so the end can be exclusive, then narrow every item back.
-                let (start, end) = if self.range.is_empty() {
+                let (start, end) = if iter.range.is_empty() {
                     (0i32, 0i32)
                 } else {
-                    (*self.range.start() as i32, *self.range.end() as i32 + 1)
+                    (*iter.range.start() as i32, *iter.range.end() as i32 + 1)
                 };
                 (start..end).into_par_iter().map(|x| x as $t).with_producer(callback)
             }
         }
     )*};
     (unindexed: $($t:ty),*) => {$(
-        impl ParallelIterator for RangeInclusiveIter<$t> {
-            type Item = $t;
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                if self.range.is_empty() {
+        impl InclusiveRangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: RangeInclusiveIter<$t>, consumer: C) -> C::Result {
+                if iter.range.is_empty() {
                     return super::sources::empty::<$t>().drive_unindexed(consumer);
                 }
-                let (start, end) = self.range.into_inner();
+                let (start, end) = iter.range.into_inner();
                 match end.checked_add(1) {
                     Some(end) => (start..end).into_par_iter().drive_unindexed(consumer),
                     None => (start..end).into_par_iter().chain(super::sources::once(end)).drive_unindexed(consumer),
                 }
             }
-            fn opt_len(&self) -> Option<usize> {
-                if self.range.is_empty() {
+            fn opt_len(iter: &RangeInclusiveIter<$t>) -> Option<usize> {
+                if iter.range.is_empty() {
                     return Some(0);
                 }
-                let (start, end) = (*self.range.start(), *self.range.end());
+                let (start, end) = (*iter.range.start(), *iter.range.end());
                 (start..end).into_par_iter().opt_len()?.checked_add(1)
             }
         }

@@ -416,3 +416,39 @@ where
     B: ExactSizeIterator<Item = A::Item>,
 {
 }
+
+/// The iterator of [`IndexedParallelIterator::interleave_shortest`]: items of the two
+/// iterators in turn, until one of them runs out.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let v: Vec<i32> = vec![1, 2, 3].into_par_iter().interleave_shortest(vec![10, 20]).collect();
+/// assert_eq!(v, [1, 10, 2, 20, 3]);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct InterleaveShortest<A, B> {
+    interleave: Interleave<Take<A>, Take<B>>,
+}
+
+impl<A, B> InterleaveShortest<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator<Item = A::Item>,
+{
+    pub(super) fn new(a: A, b: B) -> Self {
+        // Rayon's rule: as many of each when `a` is no longer; else one more of `a`, whose
+        // turn comes first.
+        let (a_len, b_len) = (a.len(), b.len());
+        let a_take = if a_len <= b_len { a_len } else { b_len + 1 };
+        let b_take = a_len.min(b_len);
+        InterleaveShortest {
+            interleave: Interleave::new(a.take(a_take), b.take(b_take)),
+        }
+    }
+}
+
+bridged!(InterleaveShortest<A, B> where [A: IndexedParallelIterator, B: IndexedParallelIterator<Item = A::Item>], item A::Item,
+    |s| s.interleave.len(),
+    |s, callback| s.interleave.with_producer(callback)
+);

@@ -290,6 +290,19 @@ pub fn repeat_n<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
     }
 }
 
+/// The name [`repeat_n`] had until rayon 1.11 (deprecated there too).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// #[allow(deprecated)]
+/// let v: Vec<u8> = blitz_par::iter::repeatn(1u8, 2).collect();
+/// assert_eq!(v, [1, 1]);
+/// ```
+#[deprecated(note = "use `repeat_n`")]
+pub fn repeatn<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
+    repeat_n(element, n)
+}
+
 /// The iterator of [`repeat_n`].
 ///
 /// ```

@@ -225,8 +225,8 @@ where
     }
 }
 
-/// The iterator of [`ParallelIterator::try_fold`] and [`ParallelIterator::try_fold_with`]:
-/// one result per leaf, which stops at its first break.
+/// The iterator of [`ParallelIterator::try_fold`]: one result per leaf, which stops at its
+/// first break.
 ///
 /// ```
 /// use blitz_par::prelude::*;
@@ -235,80 +235,116 @@ where
 /// ```
 #[derive(Clone)]
 #[must_use = "iterator adapters are lazy"]
-pub struct TryFold<I, R, S, F> {
+pub struct TryFold<I, R, ID, F> {
     base: I,
-    start: S,
+    identity: ID,
     fold_op: F,
     _result: std::marker::PhantomData<fn() -> R>,
 }
 
-impl<I: fmt::Debug, R, S, F> fmt::Debug for TryFold<I, R, S, F> {
+impl<I: fmt::Debug, R, ID, F> fmt::Debug for TryFold<I, R, ID, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TryFold").field("base", &self.base).finish()
     }
 }
 
-impl<I, R, S, F> TryFold<I, R, S, F> {
-    pub(super) fn new(base: I, start: S, fold_op: F) -> Self {
+impl<I, R, ID, F> TryFold<I, R, ID, F> {
+    pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
         TryFold {
             base,
-            start,
+            identity,
             fold_op,
             _result: std::marker::PhantomData,
         }
     }
 }
 
-/// Where a `TryFold` leaf's accumulator comes from.
+/// The iterator of [`ParallelIterator::try_fold_with`]: as [`TryFold`], each leaf starting
+/// from a clone of the initial value (which need not be `Sync`, as in rayon).
 ///
 /// ```
 /// use blitz_par::prelude::*;
-/// let n: Option<u32> = (0..3u32).into_par_iter().try_fold(|| 0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
-/// assert_eq!(n, Some(3));
+/// let r: Option<u32> = (1..5u32).into_par_iter().try_fold_with(0u32, |a, x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+/// assert_eq!(r, Some(10));
 /// ```
-#[doc(hidden)]
-pub trait TryStart<T>: Send + Sync {
+#[must_use = "iterator adapters are lazy"]
+pub struct TryFoldWith<I, R: Try, F> {
+    base: I,
+    init: R::Output,
+    fold_op: F,
+}
+
+impl<I: Clone, R: Try, F: Clone> Clone for TryFoldWith<I, R, F>
+where
+    R::Output: Clone,
+{
+    fn clone(&self) -> Self {
+        TryFoldWith {
+            base: self.base.clone(),
+            init: self.init.clone(),
+            fold_op: self.fold_op.clone(),
+        }
+    }
+}
+
+impl<I: fmt::Debug, R: Try, F> fmt::Debug for TryFoldWith<I, R, F>
+where
+    R::Output: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TryFoldWith")
+            .field("base", &self.base)
+            .field("init", &self.init)
+            .finish()
+    }
+}
+
+impl<I, R: Try, F> TryFoldWith<I, R, F> {
+    pub(super) fn new(base: I, init: R::Output, fold_op: F) -> Self {
+        TryFoldWith {
+            base,
+            init,
+            fold_op,
+        }
+    }
+}
+
+/// Where a leaf's accumulator comes from. Each part of the consumer owns a copy (a reference
+/// to `try_fold`'s identity, or a clone of `try_fold_with`'s value), so the value of
+/// `try_fold_with` need only be `Clone + Send`.
+trait TryStart<T>: Clone + Send {
     fn make(&self) -> T;
 }
 
 /// `try_fold`'s identity function.
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let r: Result<i32, ()> = (0..3).into_par_iter().try_fold(|| 0, |a, x| Ok(a + x)).try_reduce(|| 0, |a, b| Ok(a + b));
-/// assert_eq!(r, Ok(3));
-/// ```
-#[doc(hidden)]
-#[derive(Clone, Debug)]
-pub struct CallIdentity<ID>(pub(super) ID);
+struct CallIdentity<'f, ID>(&'f ID);
 
-impl<T, ID: Fn() -> T + Sync + Send> TryStart<T> for CallIdentity<ID> {
+impl<ID> Clone for CallIdentity<'_, ID> {
+    fn clone(&self) -> Self {
+        CallIdentity(self.0)
+    }
+}
+
+impl<T, ID: Fn() -> T + Sync> TryStart<T> for CallIdentity<'_, ID> {
     fn make(&self) -> T {
         (self.0)()
     }
 }
 
 /// `try_fold_with`'s initial value.
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let r: Option<i32> = (0..3).into_par_iter().try_fold_with(0, |a, x| Some(a + x)).try_reduce(|| 0, |a, b| Some(a + b));
-/// assert_eq!(r, Some(3));
-/// ```
-#[doc(hidden)]
-#[derive(Clone, Debug)]
-pub struct CloneInit<T>(pub(super) T);
+#[derive(Clone)]
+struct CloneInit<T>(T);
 
-impl<T: Clone + Send + Sync> TryStart<T> for CloneInit<T> {
+impl<T: Clone + Send> TryStart<T> for CloneInit<T> {
     fn make(&self) -> T {
         self.0.clone()
     }
 }
 
-impl<I, S, F, R> ParallelIterator for TryFold<I, R, S, F>
+impl<I, ID, F, R> ParallelIterator for TryFold<I, R, ID, F>
 where
     I: ParallelIterator,
-    S: TryStart<R::Output>,
+    ID: Fn() -> R::Output + Sync + Send,
     F: Fn(R::Output, I::Item) -> R + Sync + Send,
     R: Try + Send,
 {
@@ -316,7 +352,26 @@ where
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let consumer = TryFoldConsumer {
             base: consumer,
-            start: &self.start,
+            start: CallIdentity(&self.identity),
+            fold_op: &self.fold_op,
+            _result: std::marker::PhantomData,
+        };
+        self.base.drive_unindexed(consumer)
+    }
+}
+
+impl<I, F, R> ParallelIterator for TryFoldWith<I, R, F>
+where
+    I: ParallelIterator,
+    F: Fn(R::Output, I::Item) -> R + Sync + Send,
+    R: Try + Send,
+    R::Output: Clone + Send,
+{
+    type Item = R;
+    fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
+        let consumer = TryFoldConsumer {
+            base: consumer,
+            start: CloneInit(self.init),
             fold_op: &self.fold_op,
             _result: std::marker::PhantomData,
         };
@@ -326,7 +381,7 @@ where
 
 struct TryFoldConsumer<'f, C, S, F, R> {
     base: C,
-    start: &'f S,
+    start: S,
     fold_op: &'f F,
     _result: std::marker::PhantomData<fn() -> R>,
 }
@@ -346,7 +401,7 @@ where
         (
             TryFoldConsumer {
                 base: left,
-                start: self.start,
+                start: self.start.clone(),
                 fold_op: self.fold_op,
                 _result: std::marker::PhantomData,
             },
@@ -381,7 +436,7 @@ where
     fn split_off_left(&self) -> Self {
         TryFoldConsumer {
             base: self.base.split_off_left(),
-            start: self.start,
+            start: self.start.clone(),
             fold_op: self.fold_op,
             _result: std::marker::PhantomData,
         }

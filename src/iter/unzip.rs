@@ -20,6 +20,26 @@ where
     FromB: Default + Send + ParallelExtend<B>,
     F: Fn(I::Item, &mut Vec<A>, &mut Vec<B>) + Sync + Send,
 {
+    let mut a = FromA::default();
+    let mut b = FromB::default();
+    split_two_into(par_iter, &mut a, &mut b, place);
+    (a, b)
+}
+
+/// [`split_two`] into existing targets.
+pub(super) fn split_two_into<I, A, B, ExtendA, ExtendB, F>(
+    par_iter: I,
+    a: &mut ExtendA,
+    b: &mut ExtendB,
+    place: F,
+) where
+    I: ParallelIterator,
+    A: Send,
+    B: Send,
+    ExtendA: Send + ParallelExtend<A> + ?Sized,
+    ExtendB: Send + ParallelExtend<B> + ?Sized,
+    F: Fn(I::Item, &mut Vec<A>, &mut Vec<B>) + Sync + Send,
+{
     let list: Halves<A, B> = par_iter
         .fold(
             || (Vec::new(), Vec::new()),
@@ -34,11 +54,8 @@ where
             l
         });
     let (lefts, rights): (Vec<Vec<A>>, Vec<Vec<B>>) = list.into_iter().unzip();
-    let mut a = FromA::default();
-    let mut b = FromB::default();
     a.par_extend(lefts.into_par_iter().flatten());
     b.par_extend(rights.into_par_iter().flatten());
-    (a, b)
 }
 
 pub(super) fn unzip<I, A, B, FromA, FromB>(par_iter: I) -> (FromA, FromB)

@@ -49,6 +49,38 @@ impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
     }
 }
 
+/// A boxed slice iterates as the `Vec` it converts to without copying (rayon 1.11).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let b: Box<[i32]> = vec![1, 2, 3].into_boxed_slice();
+/// assert_eq!((&b).into_par_iter().sum::<i32>(), 6);
+/// assert_eq!(b.into_par_iter().map(|x| x * 2).sum::<i32>(), 12);
+/// ```
+impl<T: Send> IntoParallelIterator for Box<[T]> {
+    type Iter = VecIntoIter<T>;
+    type Item = T;
+    fn into_par_iter(self) -> VecIntoIter<T> {
+        self.into_vec().into_par_iter()
+    }
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Box<[T]> {
+    type Iter = crate::slice::Iter<'data, T>;
+    type Item = &'data T;
+    fn into_par_iter(self) -> Self::Iter {
+        (**self).into_par_iter()
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Box<[T]> {
+    type Iter = crate::slice::IterMut<'data, T>;
+    type Item = &'data mut T;
+    fn into_par_iter(self) -> Self::Iter {
+        (**self).into_par_iter()
+    }
+}
+
 impl<T: Send> ParallelIterator for VecIntoIter<T> {
     type Item = T;
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {

@@ -30,7 +30,7 @@ pub mod loom_models;
 pub use join::{join, join_context, FnContext};
 pub use pool::{ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder};
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
-pub use spawn::{broadcast, spawn, spawn_fifo, BroadcastContext};
+pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};
 
 use registry::current_seat;
 
@@ -67,6 +67,39 @@ pub fn current_thread_index() -> Option<usize> {
     // SAFETY: a non-null CURRENT is a live seat.
     let seat = unsafe { &*seat };
     seat.is_worker().then_some(seat.index)
+}
+
+/// The most worker threads a pool can have: the sleep protocol counts workers in 16 bits
+/// (`sleep.rs`). A larger `num_threads` is clamped to this, as rayon clamps to its own
+/// maximum.
+pub(crate) const MAX_NUM_THREADS: usize = 0xFFFF;
+
+/// The largest number of threads a pool can have; `ThreadPoolBuilder::num_threads` above it
+/// is clamped to it (as in rayon).
+///
+/// ```
+/// assert!(blitz_par::max_num_threads() >= blitz_par::current_num_threads());
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_NUM_THREADS
+}
+
+/// Whether the calling worker thread has jobs waiting in its own deque (`None` when it is
+/// not a worker of any pool). Racy by nature: a thief may take them at any moment.
+///
+/// ```
+/// assert_eq!(blitz_par::current_thread_has_pending_tasks(), None);
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert_eq!(pool.install(blitz_par::current_thread_has_pending_tasks), Some(false));
+/// ```
+pub fn current_thread_has_pending_tasks() -> Option<bool> {
+    let seat = current_seat();
+    if seat.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null CURRENT is a live seat.
+    let seat = unsafe { &*seat };
+    seat.is_worker().then(|| !seat.deque.is_empty())
 }
 
 /// What [`yield_now`] and [`yield_local`] did.

@@ -271,6 +271,21 @@ impl ThreadPoolBuilder {
         })
     }
 
+    /// rayon's deprecated scheduling hint (prefer the oldest local job). Accepted and ignored:
+    /// rayon promises nothing observable for it ("an execution hint"), and blitz-par's
+    /// workers always take their newest local job. Use `scope_fifo` / `spawn_fifo` for FIFO
+    /// order, as rayon's deprecation note says.
+    ///
+    /// ```
+    /// #[allow(deprecated)]
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 1);
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(self) -> ThreadPoolBuilder {
+        self
+    }
+
     /// Builds a new pool.
     ///
     /// ```
@@ -465,6 +480,109 @@ impl ThreadPool {
         R: Send,
     {
         super::spawn::broadcast_in(&self.registry, op)
+    }
+
+    /// [`spawn_broadcast`](super::spawn_broadcast) on this pool: `op` runs once on each of
+    /// its threads, and this returns at once.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+    /// let mut seen: Vec<usize> = rx.iter().take(2).collect();
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1]);
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(super::spawn::BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        super::spawn::spawn_broadcast_in(&self.registry, op)
+    }
+
+    /// `in_place_scope` on this pool. Unlike rayon's, which runs `op` on the calling thread,
+    /// `op` runs on one of this pool's threads (as with [`scope`](Self::scope)), so it must
+    /// be `Send`: the scheduler has no way to count a foreign thread's scope in another pool.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut v = [0; 3];
+    /// pool.in_place_scope(|s| {
+    ///     for (i, x) in v.iter_mut().enumerate() {
+    ///         s.spawn(move |_| *x = i * 2);
+    ///     }
+    /// });
+    /// assert_eq!(v, [0, 2, 4]);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&super::scope::Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| super::scope::in_place_scope(op))
+    }
+
+    /// `in_place_scope_fifo` on this pool (with the same difference from rayon as
+    /// [`in_place_scope`](Self::in_place_scope)).
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let n = std::sync::atomic::AtomicUsize::new(0);
+    /// pool.in_place_scope_fifo(|s| {
+    ///     s.spawn_fifo(|_| { n.fetch_add(1, std::sync::atomic::Ordering::Relaxed); });
+    /// });
+    /// assert_eq!(n.into_inner(), 1);
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&super::scope::ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| super::scope::in_place_scope_fifo(op))
+    }
+
+    /// [`yield_now`](super::yield_now) if the calling thread belongs to this pool, else
+    /// `None`.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert!(pool.install(|| pool.yield_now()).is_some());
+    /// ```
+    pub fn yield_now(&self) -> Option<super::Yield> {
+        self.registry
+            .owns(current_seat())
+            .then(super::yield_now)
+            .flatten()
+    }
+
+    /// [`yield_local`](super::yield_local) if the calling thread belongs to this pool, else
+    /// `None`.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_local(), None);
+    /// assert_eq!(pool.install(|| pool.yield_local()), Some(blitz_par::Yield::Idle));
+    /// ```
+    pub fn yield_local(&self) -> Option<super::Yield> {
+        self.registry
+            .owns(current_seat())
+            .then(super::yield_local)
+            .flatten()
+    }
+
+    /// [`current_thread_has_pending_tasks`](super::current_thread_has_pending_tasks) if the
+    /// calling thread is one of this pool's workers, else `None`.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    /// assert_eq!(pool.install(|| pool.current_thread_has_pending_tasks()), Some(false));
+    /// ```
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        self.current_thread_index()
+            .and_then(|_| super::current_thread_has_pending_tasks())
     }
 
     /// The number of threads in this pool.

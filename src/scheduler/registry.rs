@@ -484,7 +484,8 @@ pub(crate) struct SpawnError(pub(crate) std::io::Error);
 impl Registry {
     /// Builds the registry and starts its worker threads.
     pub(crate) fn new(mut config: RegistryConfig) -> Result<Arc<Registry>, SpawnError> {
-        let n = config.num_threads.max(1);
+        // The sleep counters hold worker counts in 16 bits (sleep.rs): `max_num_threads`.
+        let n = config.num_threads.clamp(1, super::MAX_NUM_THREADS);
         let guests = config.guest_seats.min(64);
         let registry = Arc::new_cyclic(|weak| {
             let ptr = weak.as_ptr();

@@ -13,6 +13,7 @@ use super::job::{HeapJob, JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::pool::current_registry;
 use super::registry::{current_seat, Registry, Seat};
+use super::spawn::BroadcastContext;
 use crate::sync::{AtomicPtr, Ordering};
 use std::any::Any;
 use std::marker::PhantomData;
@@ -142,6 +143,25 @@ impl<'scope> ScopeBase<'scope> {
 }
 
 impl<'scope> Scope<'scope> {
+    /// Spawns `body` once on every thread of the scope's pool, each call with its
+    /// [`BroadcastContext`]; the scope waits for all of them.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let seen = Mutex::new(Vec::new());
+    /// pool.scope(|s| s.spawn_broadcast(|_, ctx| seen.lock().unwrap().push(ctx.index())));
+    /// let mut seen = seen.into_inner().unwrap();
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1, 2]);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        self.base.spawn_broadcast(self, body)
+    }
+
     /// Spawns a job that may borrow anything that outlives the scope. It runs on any thread
     /// of the pool, and the scope does not return before it has finished. A panic in it is
     /// re-raised by `scope` once every job has finished.
@@ -166,7 +186,44 @@ impl<'scope> Scope<'scope> {
     }
 }
 
+impl<'scope> ScopeBase<'scope> {
+    /// One job per worker of the scope's pool, each in that worker's inbox (as `broadcast`
+    /// posts its jobs), each counted by the scope's latch (as a spawned job is).
+    fn spawn_broadcast<S, BODY>(&self, scope: &S, body: BODY)
+    where
+        BODY: Fn(&S, BroadcastContext<'_>) + Send + Sync + 'scope,
+        S: Sync,
+    {
+        let body = Arc::new(body);
+        let n = self.registry.num_threads();
+        for index in 0..n {
+            let body = body.clone();
+            let job = self.job(scope, move |scope: &S| {
+                body(scope, BroadcastContext::new(index, n))
+            });
+            self.registry.inject_to(index, job);
+        }
+    }
+}
+
 impl<'scope> ScopeFifo<'scope> {
+    /// Spawns `body` once on every thread of the scope's pool, each call with its
+    /// [`BroadcastContext`]; the scope waits for all of them.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let calls = AtomicUsize::new(0);
+    /// pool.scope_fifo(|s| s.spawn_broadcast(|_, _| { calls.fetch_add(1, Ordering::Relaxed); }));
+    /// assert_eq!(calls.into_inner(), 3);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        self.base.spawn_broadcast(self, body)
+    }
+
     /// Spawns a job like [`Scope::spawn`]; jobs spawned with `spawn_fifo` start in the order
     /// they were spawned (they may still finish in any order).
     ///

@@ -65,6 +65,53 @@ where
     }
 }
 
+/// Runs `op` once on every thread of the current pool (the global pool outside any pool),
+/// without waiting: each call is a spawned job for one thread, as with [`spawn`] (a panic
+/// goes to the pool's panic handler, or aborts when there is none).
+///
+/// ```
+/// use std::sync::mpsc::channel;
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// let (tx, rx) = channel();
+/// let tx = std::sync::Mutex::new(tx);
+/// pool.install(|| blitz_par::spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap()));
+/// let mut seen: Vec<usize> = rx.iter().take(3).collect();
+/// seen.sort();
+/// assert_eq!(seen, [0, 1, 2]);
+/// ```
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    spawn_broadcast_in(&current_registry(), op)
+}
+
+/// One heap job per worker of `registry`, each in that worker's own inbox (as `broadcast`
+/// posts its jobs), each holding the pool alive until it has run (as `spawn`'s job does).
+pub(crate) fn spawn_broadcast_in<OP>(registry: &Arc<Registry>, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let op = Arc::new(op);
+    let n = registry.num_threads();
+    for index in 0..n {
+        registry.increment_terminate_count();
+        let (r, op) = (registry.clone(), op.clone());
+        let job = HeapJob::into_job_ref(move || {
+            let ctx = BroadcastContext {
+                index,
+                num_threads: n,
+                _marker: PhantomData,
+            };
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| op(ctx))) {
+                r.handle_panic(payload);
+            }
+            r.terminate();
+        });
+        registry.inject_to(index, job);
+    }
+}
+
 /// What a [`broadcast`] closure learns about where it runs.
 #[derive(Debug)]
 pub struct BroadcastContext<'a> {
@@ -74,6 +121,14 @@ pub struct BroadcastContext<'a> {
 }
 
 impl BroadcastContext<'_> {
+    pub(super) fn new(index: usize, num_threads: usize) -> Self {
+        BroadcastContext {
+            index,
+            num_threads,
+            _marker: PhantomData,
+        }
+    }
+
     /// The index of the thread running this call, in `0..num_threads()`.
     pub fn index(&self) -> usize {
         self.index

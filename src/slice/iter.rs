@@ -145,12 +145,20 @@ macro_rules! chunk_iter {
         pub struct $name<'data, $t: $bound> {
             chunk_size: usize,
             slice: $slice,
+            /// What the `_exact` forms leave out (empty for the others).
+            rem: $slice,
         }
 
         impl<'data, $t: $bound> $name<'data, $t> {
             pub(super) fn new(chunk_size: usize, slice: $slice) -> Self {
                 assert!(chunk_size != 0, "chunk size must not be zero");
-                $name { chunk_size, slice }
+                $name { chunk_size, slice, rem: Default::default() }
+            }
+
+            #[allow(dead_code)] // only the `_exact` forms have a remainder
+            pub(super) fn with_remainder(mut self, rem: $slice) -> Self {
+                self.rem = rem;
+                self
             }
         }
 
@@ -338,6 +346,7 @@ impl<'data, T: Sync> Clone for Chunks<'data, T> {
         Chunks {
             chunk_size: self.chunk_size,
             slice: self.slice,
+            rem: self.rem,
         }
     }
 }
@@ -347,6 +356,7 @@ impl<'data, T: Sync> Clone for ChunksExact<'data, T> {
         ChunksExact {
             chunk_size: self.chunk_size,
             slice: self.slice,
+            rem: self.rem,
         }
     }
 }
@@ -356,6 +366,7 @@ impl<'data, T: Sync> Clone for RChunks<'data, T> {
         RChunks {
             chunk_size: self.chunk_size,
             slice: self.slice,
+            rem: self.rem,
         }
     }
 }
@@ -365,6 +376,7 @@ impl<'data, T: Sync> Clone for RChunksExact<'data, T> {
         RChunksExact {
             chunk_size: self.chunk_size,
             slice: self.slice,
+            rem: self.rem,
         }
     }
 }
@@ -374,6 +386,83 @@ impl<'data, T: Sync> Clone for Windows<'data, T> {
         Windows {
             chunk_size: self.chunk_size,
             slice: self.slice,
+            rem: self.rem,
         }
     }
 }
+
+impl<'data, T: Sync> ChunksExact<'data, T> {
+    /// The elements left out at the end: fewer than `chunk_size` (as
+    /// `slice::ChunksExact::remainder`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 3, 4, 5].par_chunks_exact(2).remainder(), &[5]);
+    /// ```
+    pub fn remainder(&self) -> &'data [T] {
+        self.rem
+    }
+}
+
+impl<'data, T: Sync> RChunksExact<'data, T> {
+    /// The elements left out at the front: fewer than `chunk_size` (as
+    /// `slice::RChunksExact::remainder`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert_eq!([1, 2, 3, 4, 5].par_rchunks_exact(2).remainder(), &[1]);
+    /// ```
+    pub fn remainder(&self) -> &'data [T] {
+        self.rem
+    }
+}
+
+macro_rules! mut_remainder {
+    ($name:ident, $end:literal) => {
+        impl<'data, T: Send> $name<'data, T> {
+            #[doc = concat!("The elements left out at the ", $end, ", for the iterator's lifetime.")]
+            ///
+            /// ```
+            /// use blitz_par::prelude::*;
+            /// let mut v = [1, 2, 3];
+            /// assert_eq!(v.par_chunks_exact_mut(2).into_remainder(), &mut [3]);
+            /// ```
+            pub fn into_remainder(self) -> &'data mut [T] {
+                self.rem
+            }
+
+            #[doc = concat!("The elements left out at the ", $end, ", borrowed from the iterator.")]
+            ///
+            /// ```
+            /// use blitz_par::prelude::*;
+            /// let mut v = [1, 2, 3];
+            /// let mut chunks = v.par_rchunks_exact_mut(2);
+            /// chunks.remainder()[0] = 10;
+            /// chunks.for_each(|c| c.reverse());
+            /// assert_eq!(v, [10, 3, 2]);
+            /// ```
+            pub fn remainder(&mut self) -> &mut [T] {
+                self.rem
+            }
+
+            #[doc = concat!("Takes the elements left out at the ", $end, " (the iterator keeps an empty")]
+            /// remainder).
+            ///
+            /// ```
+            /// use blitz_par::prelude::*;
+            /// let mut v = [1, 2, 3];
+            /// let mut chunks = v.par_chunks_exact_mut(2);
+            /// let rem = chunks.take_remainder();
+            /// assert!(chunks.remainder().is_empty());
+            /// rem[0] = 30;
+            /// assert_eq!(v, [1, 2, 30]);
+            /// ```
+            pub fn take_remainder(&mut self) -> &'data mut [T] {
+                std::mem::take(&mut self.rem)
+            }
+        }
+    };
+}
+
+mut_remainder!(ChunksExactMut, "end");
+mut_remainder!(RChunksExactMut, "front");

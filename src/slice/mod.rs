@@ -1,14 +1,16 @@
 //! Parallel operations on slices: iterators over elements, chunks and windows, and sorts.
 
+mod array_windows;
 mod iter;
 pub(crate) mod sort;
 mod split;
 
+pub use array_windows::ArrayWindows;
 pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
     RChunksExactMut, RChunksMut, Windows,
 };
-pub use split::{ChunkBy, Split, SplitMut};
+pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 
 /// Parallel operations on shared slices (rayon's `ParallelSlice`): chunks and windows.
 ///
@@ -48,7 +50,8 @@ pub trait ParallelSlice<T: Sync> {
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice();
-        ChunksExact::new(chunk_size, &slice[..slice.len() - slice.len() % chunk_size])
+        let (exact, rem) = slice.split_at(slice.len() - slice.len() % chunk_size);
+        ChunksExact::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// Chunks of `chunk_size` elements counted from the end (the last may be shorter).
@@ -74,7 +77,8 @@ pub trait ParallelSlice<T: Sync> {
     fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice();
-        RChunksExact::new(chunk_size, &slice[slice.len() % chunk_size..])
+        let (rem, exact) = slice.split_at(slice.len() % chunk_size);
+        RChunksExact::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// All overlapping windows of `window_size` elements. Panics if `window_size` is 0.
@@ -85,6 +89,18 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         Windows::new(window_size, self.as_parallel_slice())
+    }
+
+    /// All overlapping windows of `N` elements, as arrays (rayon 1.12). Panics if `N` is 0
+    /// (when the iterator is used).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sums: Vec<i32> = [1, 2, 3, 4].par_array_windows().map(|&[a, b]| a + b).collect();
+    /// assert_eq!(sums, [3, 5, 7]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 
     /// The sub-slices between elements that satisfy `separator` (as `slice::split`).
@@ -98,6 +114,22 @@ pub trait ParallelSlice<T: Sync> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// The sub-slices ending at each element that satisfies `separator`, separator included
+    /// (as `slice::split_inclusive`): no empty piece at the end, none at all for an empty
+    /// slice.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 0, 2].par_split_inclusive(|&x| x == 0).collect();
+    /// assert_eq!(v, [&[1, 0][..], &[2][..]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
     }
 
     /// The runs of consecutive elements for which `same_group` holds pairwise (as
@@ -161,7 +193,8 @@ pub trait ParallelSliceMut<T: Send> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice_mut();
         let exact = slice.len() - slice.len() % chunk_size;
-        ChunksExactMut::new(chunk_size, &mut slice[..exact])
+        let (exact, rem) = slice.split_at_mut(exact);
+        ChunksExactMut::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// Mutable chunks of `chunk_size` elements counted from the end. Panics if `chunk_size`
@@ -193,6 +226,38 @@ pub trait ParallelSliceMut<T: Send> {
         SplitMut::new(self.as_parallel_slice_mut(), separator)
     }
 
+    /// Mutable sub-slices ending at each element that satisfies `separator`, separator
+    /// included (as `slice::split_inclusive_mut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 0, 2, 0, 3];
+    /// v.par_split_inclusive_mut(|&x| x == 0).for_each(|part| part.reverse());
+    /// assert_eq!(v, [0, 1, 0, 2, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable runs of consecutive elements for which `same_group` holds pairwise (as
+    /// `slice::chunk_by_mut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 1, 2, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|g| g[0] = 0);
+    /// assert_eq!(v, [0, 1, 0, 0, 3]);
+    /// ```
+    fn par_chunk_by_mut<P>(&mut self, same_group: P) -> ChunkByMut<'_, T, P>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), same_group)
+    }
+
     /// Mutable chunks of exactly `chunk_size` elements counted from the end; a shorter
     /// remainder at the front is left out. Panics if `chunk_size` is 0.
     ///
@@ -205,8 +270,8 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         assert!(chunk_size != 0, "chunk size must not be zero");
         let slice = self.as_parallel_slice_mut();
-        let rem = slice.len() % chunk_size;
-        RChunksExactMut::new(chunk_size, &mut slice[rem..])
+        let (rem, exact) = slice.split_at_mut(slice.len() % chunk_size);
+        RChunksExactMut::new(chunk_size, exact).with_remainder(rem)
     }
 
     /// Sorts the slice in parallel, stably.

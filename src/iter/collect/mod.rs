@@ -76,7 +76,7 @@ where
 }
 
 /// The items of `par_iter`, as a list of vectors in order.
-pub(super) fn collect_list<I>(par_iter: I) -> LinkedList<Vec<I::Item>>
+pub(crate) fn collect_list<I>(par_iter: I) -> LinkedList<Vec<I::Item>>
 where
     I: ParallelIterator,
 {

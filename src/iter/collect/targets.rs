@@ -6,7 +6,10 @@ use crate::iter::plumbing::*;
 use crate::iter::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
+use std::rc::Rc;
+use std::sync::Arc;
 
 /// Extends `target` with the items of `par_iter`, in order.
 fn extend_from_list<T, I, E>(target: &mut E, par_iter: I)
@@ -61,6 +64,89 @@ via_list! {
     impl<K, V, S> for HashMap<K, V, S>, item (K, V), where [K: Eq + Hash + Send, V: Send, S: BuildHasher + Send];
     impl<> for String, item char, where [];
     impl<> for String, item String, where [];
+    impl<> for String, item Box<str>, where [];
+    impl<> for OsString, item OsString, where [];
+}
+
+/// `String` and `OsString` from borrowed pieces (a lifetime the `via_list!` form cannot name).
+macro_rules! via_list_borrowed {
+    ($(for $ty:ty, item $item:ty;)*) => {$(
+        impl<'a> ParallelExtend<$item> for $ty {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                extend_from_list(self, par_iter)
+            }
+        }
+
+        impl<'a> FromParallelIterator<$item> for $ty {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut target = <$ty>::new();
+                target.par_extend(par_iter);
+                target
+            }
+        }
+    )*};
+}
+
+via_list_borrowed! {
+    for String, item Cow<'a, str>;
+    for OsString, item &'a OsStr;
+    for OsString, item Cow<'a, OsStr>;
+}
+
+/// Extending with references to `Copy` items, as std's `Extend<&T>` does (rayon has these).
+macro_rules! extend_copied {
+    ($(impl<$($g:ident),*> for $ty:ty, item $item:ty, where [$($bounds:tt)*], |$x:pat_param| $owned:expr;)*) => {$(
+        impl<'a, $($g),*> ParallelExtend<$item> for $ty
+        where
+            $($bounds)*
+        {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                self.par_extend(par_iter.into_par_iter().map(|$x| $owned))
+            }
+        }
+    )*};
+}
+
+extend_copied! {
+    impl<T> for VecDeque<T>, item &'a T, where [T: 'a + Copy + Send + Sync], |&x| x;
+    impl<T> for LinkedList<T>, item &'a T, where [T: 'a + Copy + Send + Sync], |&x| x;
+    impl<T> for BinaryHeap<T>, item &'a T, where [T: 'a + Copy + Ord + Send + Sync], |&x| x;
+    impl<T> for BTreeSet<T>, item &'a T, where [T: 'a + Copy + Ord + Send + Sync], |&x| x;
+    impl<T, S> for HashSet<T, S>, item &'a T,
+        where [T: 'a + Copy + Eq + Hash + Send + Sync, S: BuildHasher + Send], |&x| x;
+    impl<K, V> for BTreeMap<K, V>, item (&'a K, &'a V),
+        where [K: 'a + Copy + Ord + Send + Sync, V: 'a + Copy + Send + Sync], |(&k, &v)| (k, v);
+    impl<K, V, S> for HashMap<K, V, S>, item (&'a K, &'a V),
+        where [K: 'a + Copy + Eq + Hash + Send + Sync, V: 'a + Copy + Send + Sync, S: BuildHasher + Send],
+        |(&k, &v)| (k, v);
+}
+
+/// `Box<str>` collects whatever `String` collects (rayon 1.11).
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let s: Box<str> = ['a', 'b'].par_iter().collect();
+/// assert_eq!(&*s, "ab");
+/// ```
+impl<T: Send> FromParallelIterator<T> for Box<str>
+where
+    String: FromParallelIterator<T>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        String::from_par_iter(par_iter).into_boxed_str()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into()
+    }
 }
 
 impl<'a> ParallelExtend<&'a str> for String {
@@ -134,11 +220,52 @@ impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
 where
     A: Send,
     B: Send,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
+    FromA: Send + FromParallelIterator<A>,
+    FromB: Send + FromParallelIterator<B>,
 {
     fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
-        par_iter.into_par_iter().unzip()
+        let (a, b): (Collector<FromA>, Collector<FromB>) = par_iter.into_par_iter().unzip();
+        (a.finish(), b.finish())
+    }
+}
+
+impl<L, R, FromL, FromR> FromParallelIterator<Either<L, R>> for (FromL, FromR)
+where
+    L: Send,
+    R: Send,
+    FromL: Send + FromParallelIterator<L>,
+    FromR: Send + FromParallelIterator<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
+        let (a, b): (Collector<FromL>, Collector<FromR>) =
+            par_iter.into_par_iter().partition_map(|x| x);
+        (a.finish(), b.finish())
+    }
+}
+
+/// Turns a `FromParallelIterator` into a `Default + ParallelExtend` for the unzipping
+/// helpers, which extend each side exactly once (rayon's trick, so that collecting pairs
+/// needs only `FromParallelIterator` on each side).
+struct Collector<C> {
+    result: Option<C>,
+}
+
+impl<C> Default for Collector<C> {
+    fn default() -> Self {
+        Collector { result: None }
+    }
+}
+
+impl<C> Collector<C> {
+    fn finish(self) -> C {
+        self.result.expect("unzip extends each side once")
+    }
+}
+
+impl<T: Send, C: FromParallelIterator<T> + Send> ParallelExtend<T> for Collector<C> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        debug_assert!(self.result.is_none());
+        self.result = Some(C::from_par_iter(par_iter));
     }
 }
 
@@ -146,13 +273,53 @@ impl<A, B, ExtendA, ExtendB> ParallelExtend<(A, B)> for (ExtendA, ExtendB)
 where
     A: Send,
     B: Send,
-    ExtendA: Default + Send + ParallelExtend<A>,
-    ExtendB: Default + Send + ParallelExtend<B>,
+    ExtendA: Send + ParallelExtend<A>,
+    ExtendB: Send + ParallelExtend<B>,
 {
     fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
-        let (a, b): (Vec<A>, Vec<B>) = par_iter.into_par_iter().unzip();
-        self.0.par_extend(a);
-        self.1.par_extend(b);
+        crate::iter::unzip::split_two_into(
+            par_iter.into_par_iter(),
+            &mut self.0,
+            &mut self.1,
+            |(x, y), a, b| {
+                a.push(x);
+                b.push(y);
+            },
+        );
+    }
+}
+
+impl<L, R, ExtendL, ExtendR> ParallelExtend<Either<L, R>> for (ExtendL, ExtendR)
+where
+    L: Send,
+    R: Send,
+    ExtendL: Send + ParallelExtend<L>,
+    ExtendR: Send + ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        crate::iter::unzip::split_two_into(
+            par_iter.into_par_iter(),
+            &mut self.0,
+            &mut self.1,
+            |x, a, b| match x {
+                Either::Left(l) => a.push(l),
+                Either::Right(r) => b.push(r),
+            },
+        );
+    }
+}
+
+impl<L, R, T> ParallelExtend<T> for Either<L, R>
+where
+    L: ParallelExtend<T>,
+    R: ParallelExtend<T>,
+    T: Send,
+{
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        match self {
+            Either::Left(collection) => collection.par_extend(par_iter),
+            Either::Right(collection) => collection.par_extend(par_iter),
+        }
     }
 }
 
