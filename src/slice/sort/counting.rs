@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::radix::RadixKey;
+use super::radix::{radix_block_len, sample_positions, RadixKey};
 use super::{poll_scheduler, Tuning};
 
 /// The sample is this many keys at most, and at most an eighth of the slice.
@@ -101,11 +101,7 @@ pub(super) fn try_counting_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) -> bo
     };
     // The sample saw `sampled` values; allow for some it missed before giving up.
     let limit = 2 * sampled + 64;
-    let threads = crate::current_num_threads().max(1);
-    let block_len = len
-        .div_ceil(threads * tuning.radix_blocks_per_thread)
-        .max(tuning.radix_parallel_below / 4)
-        .max(1);
+    let block_len = radix_block_len(len, tuning);
     let abort = AtomicBool::new(false);
     let Some(mut counts) = par_count(v, block_len, limit, &abort) else {
         return false;
@@ -137,14 +133,7 @@ fn sample_distinct<K: RadixKey>(v: &[K]) -> Option<usize> {
         return None;
     }
     let mut table = Table::new(limit, v[0]);
-    // xorshift64: positions spread over the whole slice, the same for every call.
-    let mut state = 0x2545_f491_4f6c_dd1du64 ^ len as u64;
-    for _ in 0..samples {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        // Multiply-shift maps the random word onto `0..len` without a division.
-        let index = ((state as u128 * len as u128) >> 64) as usize;
+    for index in sample_positions(len, samples) {
         if !table.add(v[index]) {
             return None;
         }

@@ -254,6 +254,19 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     par_radix(v, scratch, false, u64::BITS, tuning);
 }
 
+/// `count` pseudo-random positions in `0..len` (`len > 0`), spread over the whole range and
+/// the same for every call with these arguments (xorshift64; multiply-shift maps each word
+/// onto `0..len` without a division).
+pub(super) fn sample_positions(len: usize, count: usize) -> impl Iterator<Item = usize> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ len as u64;
+    (0..count).map(move |_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        ((state as u128 * len as u128) >> 64) as usize
+    })
+}
+
 /// Keys sampled to fit an [`Interpolation`].
 const INTERPOLATION_SAMPLE: usize = 1024;
 
@@ -266,16 +279,7 @@ pub(super) fn fit_interpolation<K: RadixKey>(v: &[K]) -> Option<Interpolation> {
     v.first()?.float_value()?;
     let len = v.len();
     let samples = len.min(INTERPOLATION_SAMPLE);
-    let mut sample = Vec::with_capacity(samples);
-    // xorshift64 positions over the whole slice, the same for every call.
-    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ len as u64;
-    for _ in 0..samples {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let index = ((state as u128 * len as u128) >> 64) as usize;
-        sample.push(v[index]);
-    }
+    let sample: Vec<K> = sample_positions(len, samples).map(|i| v[i]).collect();
     // The range leaves out the sample's extreme 1/128 at each end, so that a few outliers do
     // not stretch it (keys outside the range go to the end buckets).
     let mut finite: Vec<f64> = sample
@@ -658,7 +662,7 @@ fn par_radix<K: RadixKey>(
 
 /// The length of the blocks of a parallel histogram and scatter over `len` keys: a few per
 /// thread, and not so short that a block costs less than scheduling it.
-fn radix_block_len(len: usize, tuning: &Tuning) -> usize {
+pub(super) fn radix_block_len(len: usize, tuning: &Tuning) -> usize {
     let threads = crate::current_num_threads().max(1);
     len.div_ceil(threads * tuning.radix_blocks_per_thread)
         .max(tuning.radix_parallel_below / 4)
@@ -822,7 +826,8 @@ fn par_buckets<K: RadixKey>(
     );
 }
 
-fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
+/// Copies `from` into `to` (same length), in parallel.
+pub(super) fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
     if from.len() <= tuning.radix_parallel_below {
         poll_scheduler();
         to.copy_from_slice(from);

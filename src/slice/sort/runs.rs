@@ -13,7 +13,7 @@
 //! Keys are `Copy` and no user code runs, so nothing can panic midway; all of this is safe
 //! code apart from the scratch buffer's allocation.
 
-use super::radix::{par_swap_mirrored, RadixKey};
+use super::radix::{par_copy, par_swap_mirrored, radix_block_len, RadixKey};
 use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 
@@ -32,11 +32,7 @@ pub(super) fn par_merge_runs<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     if len < 2 {
         return;
     }
-    let threads = crate::current_num_threads().max(1);
-    let block_len = len
-        .div_ceil(threads * tuning.radix_blocks_per_thread)
-        .max(tuning.radix_parallel_below / 4)
-        .max(2);
+    let block_len = radix_block_len(len, tuning).max(2);
     let runs = par_find_runs(v, 0, block_len);
     for run in runs.iter().filter(|run| run.descending) {
         let run = &mut v[run.start..run.end];
@@ -238,18 +234,4 @@ fn merge<K: RadixKey>(left: &[K], right: &[K], out: &mut [K]) {
         // One key is left between the two chains' reads.
         out[n / 2] = if lf < lb { left[lf] } else { right[rf] };
     }
-}
-
-fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
-    if from.len() <= tuning.radix_parallel_below.max(1) {
-        poll_scheduler();
-        to.copy_from_slice(from);
-        return;
-    }
-    let mid = from.len() / 2;
-    let (to_low, to_high) = to.split_at_mut(mid);
-    crate::join(
-        || par_copy(&from[..mid], to_low, tuning),
-        || par_copy(&from[mid..], to_high, tuning),
-    );
 }
