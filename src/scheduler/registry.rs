@@ -209,11 +209,8 @@ impl Seat {
             self.split_request.store(false, Ordering::Relaxed);
         }
         if (beat || requested) && self.deque.is_empty() {
-            // A request may be stale: its thread may have gone to sleep since. `new_jobs` wakes
-            // a sleeper only if no idle worker is awake to find the job, so the requester, if
-            // still searching, is not joined by a woken one.
             // SAFETY: owner, by contract.
-            unsafe { self.promote_oldest(local, true) };
+            unsafe { self.promote_oldest(local, beat) };
         } else if beat && !self.deque.is_empty() {
             // A heartbeat found a sleeper and no idle awake worker while our deque holds a job
             // nobody took: wake one. The sleep protocol should have made this unnecessary, but
