@@ -23,7 +23,11 @@ mod rayon_ref {
 
     pub fn fold_chunks(v: &[i32], size: usize) -> Vec<i64> {
         v.par_iter()
-            .fold_chunks(size, || 0i64, |a, &x| a * 3 + i64::from(x))
+            .fold_chunks(
+                size,
+                || 0i64,
+                |a, &x| a.wrapping_mul(3).wrapping_add(i64::from(x)),
+            )
             .collect()
     }
 
@@ -48,7 +52,10 @@ mod rayon_ref {
 
 fn chunk_fold(v: &[i32], size: usize) -> Vec<i64> {
     v.chunks(size)
-        .map(|c| c.iter().fold(0i64, |a, &x| a * 3 + i64::from(x)))
+        .map(|c| {
+            c.iter()
+                .fold(0i64, |a, &x| a.wrapping_mul(3).wrapping_add(i64::from(x)))
+        })
         .collect()
 }
 
@@ -77,13 +84,19 @@ fn fold_chunks_matches_std_and_rayon() {
         for size in [1usize, 2, 3, 64, 1000, n.max(1), n + 5] {
             let par: Vec<i64> = v
                 .par_iter()
-                .fold_chunks(size, || 0i64, |a, &x| a * 3 + i64::from(x))
+                .fold_chunks(
+                    size,
+                    || 0i64,
+                    |a, &x| a.wrapping_mul(3).wrapping_add(i64::from(x)),
+                )
                 .collect();
             assert_eq!(par, chunk_fold(&v, size), "n={n} size={size}");
             assert_eq!(par, rayon_ref::fold_chunks(&v, size));
             let with: Vec<i64> = v
                 .par_iter()
-                .fold_chunks_with(size, 0i64, |a, &x| a * 3 + i64::from(x))
+                .fold_chunks_with(size, 0i64, |a, &x| {
+                    a.wrapping_mul(3).wrapping_add(i64::from(x))
+                })
                 .collect();
             assert_eq!(with, par);
             // Exact length, indexed (so `rev`, `zip` and `len` work), splits at chunk bounds.
@@ -93,7 +106,11 @@ fn fold_chunks_matches_std_and_rayon() {
             assert_eq!(it.len(), n.div_ceil(size));
             let rev: Vec<i64> = v
                 .par_iter()
-                .fold_chunks(size, || 0i64, |a, &x| a * 3 + i64::from(x))
+                .fold_chunks(
+                    size,
+                    || 0i64,
+                    |a, &x| a.wrapping_mul(3).wrapping_add(i64::from(x)),
+                )
                 .with_max_len(1)
                 .rev()
                 .collect();
@@ -1070,7 +1087,7 @@ quickcheck! {
     fn prop_fold_chunks(v: Vec<i32>, size: usize) -> bool {
         let size = size % 17 + 1;
         let par: Vec<i64> = v.par_iter().with_max_len(1)
-            .fold_chunks(size, || 0i64, |a, &x| a * 3 + i64::from(x)).collect();
+            .fold_chunks(size, || 0i64, |a, &x| a.wrapping_mul(3).wrapping_add(i64::from(x))).collect();
         par == chunk_fold(&v, size)
     }
 
