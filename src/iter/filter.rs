@@ -88,6 +88,12 @@ where
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()
     }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
+    }
 }
 
 impl<'p, T, C, P> UnindexedConsumer<T> for FilterConsumer<'p, C, P>
@@ -229,6 +235,12 @@ where
     }
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
     }
 }
 

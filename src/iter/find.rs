@@ -1,11 +1,15 @@
 //! `find_any`, `find_first`, `find_last`: searches that stop the other parts early.
 //!
 //! `find_any` shares one flag. `find_first`/`find_last` give every consumer a range of
-//! positions `[lower, upper)`: indexed splits cut it at the item index (so a long run of chunks
-//! peeled off the front never exhausts it), unindexed splits halve it. A match publishes its
-//! consumer's position; consumers entirely after (for first) or before (for last) a published
-//! match are full. Where ranges run out (deep unindexed nesting) positions repeat: the search
-//! then stops less early, but the reducer still keeps the leftmost (rightmost) match.
+//! positions `[lower, upper)`. An indexed drive lays its items out over the range it starts
+//! with (`with_len_hint`), front-loaded from the end the search starts at (item 0 gets half,
+//! item 1 a quarter, ...: [`front_loaded`]), and every indexed split cuts that one layout: a
+//! long run of chunks peeled off the front does not exhaust it, and the items searched first
+//! keep room for searches nested in them (`flat_map`). Unindexed splits halve the range. A
+//! match publishes its consumer's position; consumers entirely after (for first) or before
+//! (for last) a published match are full. Where ranges run out (deep nesting) positions
+//! repeat: the search then stops less early, but the reducer still keeps the leftmost
+//! (rightmost) match.
 
 use super::plumbing::*;
 use super::ParallelIterator;
@@ -154,6 +158,7 @@ where
         direction,
         lower: Cell::new(0),
         upper: usize::MAX,
+        scale: Cell::new(None),
     };
     par_iter.drive_unindexed(consumer)
 }
@@ -167,17 +172,53 @@ struct OrderedConsumer<'p, P> {
     /// hands the lower half away.
     lower: Cell<usize>,
     upper: usize,
+    /// The positions of the items, when the indexed driver said how many there are
+    /// (`with_len_hint`) and no unindexed split has happened since; a `Cell` for the same
+    /// reason as `lower`. `None`: an indexed split cuts one position per item from `lower`.
+    scale: Cell<Option<Scale>>,
+}
+
+/// How an indexed drive lays its items out on positions: the range and the length it was
+/// hinted with (its root), and where this consumer's items start among the root's.
+#[derive(Clone, Copy)]
+struct Scale {
+    root_lower: usize,
+    root_width: usize,
+    root_len: usize,
+    start: usize,
 }
 
 impl<'p, P> OrderedConsumer<'p, P> {
-    fn with_range(&self, lower: usize, upper: usize) -> Self {
+    fn with_range(&self, lower: usize, upper: usize, scale: Option<Scale>) -> Self {
         OrderedConsumer {
             predicate: self.predicate,
             best: self.best,
             direction: self.direction,
             lower: Cell::new(lower),
             upper,
+            scale: Cell::new(scale),
         }
+    }
+
+    /// Where an indexed split before item `index` cuts the positions. With a scale, the
+    /// items of the whole indexed drive are laid out front-loaded from the end the search
+    /// starts at (see [`front_loaded`]); every split of the drive cuts that one layout, so a
+    /// long run of chunks peeled off one end does not halve its way out of positions.
+    /// Without one, one position per item from `lower`.
+    fn cut(&self, index: usize) -> usize {
+        let (lower, upper) = (self.lower.get(), self.upper);
+        let Some(s) = self.scale.get() else {
+            return lower.saturating_add(index).min(upper);
+        };
+        let item = s.start.saturating_add(index);
+        let cut = match self.direction {
+            Direction::First => s.root_lower + front_loaded(item, s.root_width),
+            Direction::Last => {
+                s.root_lower + s.root_width
+                    - front_loaded(s.root_len.saturating_sub(item), s.root_width)
+            }
+        };
+        cut.clamp(lower, upper)
     }
 
     /// The position a match here publishes.
@@ -217,12 +258,27 @@ where
     type Result = Option<T>;
     fn split_at(self, index: usize) -> (Self, Self, OrderedReducer) {
         let lower = self.lower.get();
-        let mid = lower.saturating_add(index).min(self.upper);
+        let mid = self.cut(index);
+        let scale = self.scale.get();
+        let right_scale = scale.map(|s| Scale {
+            start: s.start.saturating_add(index),
+            ..s
+        });
         (
-            self.with_range(lower, mid),
-            self.with_range(mid, self.upper),
+            self.with_range(lower, mid, scale),
+            self.with_range(mid, self.upper, right_scale),
             OrderedReducer(self.direction),
         )
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        let lower = self.lower.get();
+        self.scale.set(Some(Scale {
+            root_lower: lower,
+            root_width: self.upper - lower,
+            root_len: len,
+            start: 0,
+        }));
+        self
     }
     fn into_folder(self) -> Self::Folder {
         OrderedFolder {
@@ -250,7 +306,9 @@ where
         let lower = self.lower.get();
         let mid = lower + (self.upper - lower) / 2;
         self.lower.set(mid);
-        self.with_range(lower, mid)
+        // An unindexed split: how many items each side gets is unknown.
+        self.scale.set(None);
+        self.with_range(lower, mid, None)
     }
     fn to_reducer(&self) -> OrderedReducer {
         OrderedReducer(self.direction)
@@ -289,6 +347,26 @@ where
     }
 }
 
+/// The offset, within `width` positions, of the cut before the `i`-th item counted from the end
+/// a search starts at. Item 0 gets half the positions, item 1 a quarter, items 2 and 3 an
+/// eighth between them, and in general items `2^k..2^(k+1)` share `2^-(k+2)` of them equally:
+/// the items a search reaches first keep the most room for the positions of searches nested
+/// in them (three `flat_map` levels of 10^9 items need about 90 bits if every item gets the
+/// same share), while the cuts stay distinct for the first 2^31 items of a 64-bit range, so
+/// a long run of chunks peeled off the front does not run out of positions either.
+/// Nondecreasing in `i`, and at most `width`.
+fn front_loaded(i: usize, width: usize) -> usize {
+    if i == 0 {
+        return 0;
+    }
+    let k = usize::BITS - 1 - i.leading_zeros();
+    // Positions from band k to the end, and from band k + 1 to the end.
+    let tail = width.checked_shr(k + 1).unwrap_or(0);
+    let next_tail = width.checked_shr(k + 2).unwrap_or(0);
+    let per_item = (tail - next_tail) >> k;
+    (width - tail) + (i - (1 << k)) * per_item
+}
+
 struct OrderedReducer(Direction);
 
 impl<T> Reducer<Option<T>> for OrderedReducer {
@@ -297,5 +375,41 @@ impl<T> Reducer<Option<T>> for OrderedReducer {
             Direction::First => left.or(right),
             Direction::Last => right.or(left),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::front_loaded;
+
+    #[test]
+    fn front_loaded_cuts_are_ordered_and_in_range() {
+        for width in [0usize, 1, 2, 3, 7, 1000, 1 << 40, usize::MAX] {
+            let mut last = 0;
+            for i in (0..5000).chain([1 << 20, 1 << 31, 1 << 40, usize::MAX / 2, usize::MAX]) {
+                let cut = front_loaded(i, width);
+                assert!(cut >= last, "cut {i} of {width} went back");
+                assert!(cut <= width, "cut {i} of {width} out of range");
+                last = cut;
+            }
+        }
+    }
+
+    #[test]
+    fn front_loaded_keeps_room_up_front_and_distinct_cuts() {
+        let w = usize::MAX;
+        assert_eq!(front_loaded(1, w), w - w / 2);
+        assert_eq!(front_loaded(2, w), w - w / 4);
+        // The first 2^31 items of a full range each keep at least one position of their own.
+        for i in [1usize, 2, 3, 1000, 1 << 30, (1 << 31) - 1] {
+            assert!(
+                front_loaded(i + 1, w) > front_loaded(i, w),
+                "item {i} has no room"
+            );
+        }
+        // Item 0 keeps half of any range, so three nested levels still have room.
+        let first = front_loaded(1, w);
+        let second = front_loaded(1, front_loaded(1_000_000, first));
+        assert!(front_loaded(1, second) > 1 << 20);
     }
 }

@@ -87,6 +87,15 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
+    }
 }
 
 impl<'f, T, C, F, PI> UnindexedConsumer<T> for FlatMapConsumer<'f, C, F>
@@ -231,6 +240,12 @@ where
     }
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
     }
 }
 

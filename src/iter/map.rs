@@ -190,6 +190,12 @@ where
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()
     }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
+    }
 }
 
 impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>

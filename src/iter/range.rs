@@ -6,6 +6,7 @@
 //! indexed for `u8`, `u16`, `i8`, `i16` and unindexed for the others. Ranges of `char` are
 //! indexed (the surrogate gap is skipped).
 
+use super::plumbing::eager_depth;
 use super::plumbing::*;
 use super::*;
 use std::ops::{Range, RangeInclusive};
@@ -205,9 +206,8 @@ macro_rules! indexed_range {
 
 indexed_range!(u8 => u64, u16 => u64, u32 => u64, usize => u128, i8 => i64, i16 => i64, i32 => i64, isize => i128);
 
-struct UnindexedRangeProducer<T> {
-    range: Range<T>,
-}
+/// The items of one piece of a range too long for a `usize` (`drive_pieces`).
+const WIDE_PIECE: usize = (usize::MAX >> 1) + 1;
 
 macro_rules! unindexed_range {
     ($($t:ty => $unsigned:ty),*) => {$(
@@ -219,38 +219,104 @@ macro_rules! unindexed_range {
                     0
                 }
             }
+
+            /// Runs a range whose length fits a `usize` through the indexed driver.
+            fn drive_narrow<C: UnindexedConsumer<$t>>(start: $t, len: usize, consumer: C) -> C::Result {
+                (0..len).into_par_iter().map(move |i| start.wrapping_add(i as $t)).drive_unindexed(consumer)
+            }
+
+            /// Drives a range too long for a `usize`: halves it [`eager_depth`] times, so that
+            /// every thread can be handed a part, then runs each part as a sequence of pieces
+            /// that fit a `usize`, each through the indexed driver, which splits it again
+            /// whenever a thread wants work. Folding a part without such pieces could not be
+            /// interrupted: a search over 10^27 items would never reach its second half. A
+            /// consumer that folds from the back (`find_last`) runs the back half first and
+            /// takes its pieces off the back. Halving only a few times, and then giving each
+            /// piece half of the positions left, keeps the positions of `find_first` and
+            /// `find_last` from running out (halving down to pieces would take 64 halvings
+            /// for `0..u128::MAX`).
+            fn drive_wide<C: UnindexedConsumer<$t>>(range: Range<$t>, consumer: C, depth: u32) -> C::Result {
+                if consumer.full() {
+                    return consumer.into_folder().complete();
+                }
+                let len = Self::wide_len(&range);
+                if let Ok(len) = usize::try_from(len) {
+                    return Self::drive_narrow(range.start, len, consumer);
+                }
+                if depth == 0 {
+                    return Self::drive_pieces(range, consumer);
+                }
+                let mid = range.start.wrapping_add((len / 2) as $t);
+                let (front, back) = (range.start..mid, mid..range.end);
+                let reducer = consumer.to_reducer();
+                let left = consumer.split_off_left();
+                let (left, right) = if consumer.folds_from_back() {
+                    let (right, left) = crate::scheduler::join(
+                        move || Self::drive_wide(back, consumer, depth - 1),
+                        move || Self::drive_wide(front, left, depth - 1),
+                    );
+                    (left, right)
+                } else {
+                    crate::scheduler::join(
+                        move || Self::drive_wide(front, left, depth - 1),
+                        move || Self::drive_wide(back, consumer, depth - 1),
+                    )
+                };
+                reducer.reduce(left, right)
+            }
+
+            /// `drive_wide` without further halving: pieces of [`WIDE_PIECE`] items in order
+            /// (off the back for a consumer that folds from the back), each given half of the
+            /// positions left, until the consumer is full or what is left fits a `usize`.
+            fn drive_pieces<C: UnindexedConsumer<$t>>(mut range: Range<$t>, mut consumer: C) -> C::Result {
+                let from_back = consumer.folds_from_back();
+                // The results of the pieces done so far, and how to join one more to them.
+                let mut done: Option<C::Result> = None;
+                let join_to = |done: Option<C::Result>, result: C::Result, reducer: C::Reducer| match done {
+                    None => result,
+                    Some(done) if from_back => reducer.reduce(result, done),
+                    Some(done) => reducer.reduce(done, result),
+                };
+                loop {
+                    let reducer = consumer.to_reducer();
+                    let len = Self::wide_len(&range);
+                    if consumer.full() {
+                        return join_to(done, consumer.into_folder().complete(), reducer);
+                    }
+                    if let Ok(len) = usize::try_from(len) {
+                        return join_to(done, Self::drive_narrow(range.start, len, consumer), reducer);
+                    }
+                    let result = if from_back {
+                        // `split_off_left` hands the front (the rest) away; this consumer
+                        // keeps the back half of the positions, for the piece.
+                        let rest = consumer.split_off_left();
+                        let start = range.end.wrapping_sub(WIDE_PIECE as $t);
+                        let result = Self::drive_narrow(start, WIDE_PIECE, consumer);
+                        consumer = rest;
+                        range.end = start;
+                        result
+                    } else {
+                        let piece = consumer.split_off_left();
+                        let result = Self::drive_narrow(range.start, WIDE_PIECE, piece);
+                        range.start = range.start.wrapping_add(WIDE_PIECE as $t);
+                        result
+                    };
+                    done = Some(join_to(done, result, reducer));
+                }
+            }
         }
 
         impl RangeInteger for $t {
             fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: RangeIter<$t>, consumer: C) -> C::Result {
                 match iter.opt_len() {
-                    Some(len) => {
-                        let start = iter.range.start;
-                        (0..len).into_par_iter().map(move |i| start.wrapping_add(i as $t)).drive_unindexed(consumer)
-                    }
-                    None => bridge_unindexed(UnindexedRangeProducer { range: iter.range }, consumer),
+                    Some(len) => RangeIter::<$t>::drive_narrow(iter.range.start, len, consumer),
+                    None => crate::scheduler::enter(move || {
+                        RangeIter::<$t>::drive_wide(iter.range, consumer, eager_depth())
+                    }),
                 }
             }
             fn opt_len(iter: &RangeIter<$t>) -> Option<usize> {
                 usize::try_from(RangeIter::<$t>::wide_len(&iter.range)).ok()
-            }
-        }
-
-        impl UnindexedProducer for UnindexedRangeProducer<$t> {
-            type Item = $t;
-            fn split(self) -> (Self, Option<Self>) {
-                let len = RangeIter::<$t>::wide_len(&self.range);
-                if len < 2 {
-                    return (self, None);
-                }
-                let mid = self.range.start.wrapping_add((len / 2) as $t);
-                (
-                    UnindexedRangeProducer { range: self.range.start..mid },
-                    Some(UnindexedRangeProducer { range: mid..self.range.end }),
-                )
-            }
-            fn fold_with<F: Folder<$t>>(self, folder: F) -> F {
-                folder.consume_iter(self.range)
             }
         }
     )*};

@@ -11,6 +11,7 @@
 //! plumbing ports by changing the import.
 
 mod splitter;
+pub(crate) use splitter::eager_depth;
 
 use crate::iter::IndexedParallelIterator;
 
@@ -129,6 +130,19 @@ pub trait Consumer<Item>: Send + Sized {
     #[inline]
     fn folds_from_back(&self) -> bool {
         false
+    }
+
+    /// Tells the consumer that it is about to be given exactly `len` items, indexed
+    /// `0..len` by `split_at`. The indexed driver ([`bridge_producer_consumer`]) calls it once,
+    /// before any split. Consumers that place their items on a scale of their own use it:
+    /// `find_first` and `find_last` spread their positions over the items, so that searches
+    /// nested in `flat_map` still have positions to split. The default ignores it, which is
+    /// always correct. A blitz-par extension; adapters whose `split_at` hands the same index
+    /// to their base forward it.
+    #[inline]
+    fn with_len_hint(self, len: usize) -> Self {
+        let _ = len;
+        self
     }
 }
 
@@ -298,7 +312,7 @@ where
 {
     // The driver enters the scheduler itself, once the loop proves long (splitter.rs).
     let pacer = splitter::Pacer::new(producer.min_len(), producer.max_len());
-    splitter::drive_indexed(len, producer, consumer, pacer)
+    splitter::drive_indexed(len, producer, consumer.with_len_hint(len), pacer)
 }
 
 /// Runs an unindexed producer into a consumer: splits eagerly to a modest depth, then whenever

@@ -40,7 +40,9 @@
 //! half of each split itself, so the search meets the last match first and stops.
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`MIN_SPLIT_TICKS`],
-//! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits.
+//! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits,
+//! except the driver of ranges longer than a `usize` (`iter/range.rs`), which halves them
+//! [`eager_depth`] times and hands every piece to this driver.
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{join, split_wanted};
@@ -232,7 +234,9 @@ impl Pacer {
     }
 }
 
-/// Folds `producer` into a fresh folder of `consumer` and records it in `pacer`.
+/// Folds `producer` into a fresh folder of `consumer` and records it in `pacer`. Also returns
+/// whether the folder ended up full: then the items after these are useless too, as they
+/// would be to one sequential fold (`find_first` found its match, `while_some` met a `None`).
 #[inline]
 fn fold_leaf<P, C>(
     producer: P,
@@ -240,14 +244,15 @@ fn fold_leaf<P, C>(
     n: usize,
     remaining: usize,
     pacer: &mut Pacer,
-) -> C::Result
+) -> (C::Result, bool)
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let result = producer.fold_with(consumer.into_folder()).complete();
+    let folder = producer.fold_with(consumer.into_folder());
+    let full = folder.full();
     pacer.record(n, remaining);
-    result
+    (folder.complete(), full)
 }
 
 /// Joins `acc` (the results so far, with the reducer that joins them to what follows) and
@@ -301,20 +306,20 @@ where
             Step::Peel(n) => {
                 let (front_p, rest_p) = producer.split_at(n);
                 let (front_c, rest_c, reducer) = consumer.split_at(n);
-                let result = fold_leaf(front_p, front_c, n, len - n, &mut pacer);
+                let (result, full) = fold_leaf(front_p, front_c, n, len - n, &mut pacer);
                 acc = Some(match acc {
                     None => (result, reducer),
                     Some((left, previous)) => (previous.reduce(left, result), reducer),
                 });
                 producer = rest_p;
                 consumer = rest_c;
-                len -= n;
+                len = if full { 0 } else { len - n };
                 if pacer.proven && !pacer.entered {
                     return finish(acc, enter_and_drive(len, producer, consumer, pacer));
                 }
             }
             Step::FoldAll => {
-                let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
+                let (result, _) = fold_leaf(producer, consumer, len, 0, &mut pacer);
                 return finish(acc, result);
             }
         }
@@ -382,7 +387,9 @@ where
             Step::Peel(n) => {
                 let (rest_p, back_p) = producer.split_at(len - n);
                 let (rest_c, back_c, reducer) = consumer.split_at(len - n);
-                let result = fold_leaf(back_p, back_c, n, len - n, &mut pacer);
+                // A full folder here says nothing of the items before it: keep going (for
+                // `find_last` the consumer of those items is then beaten anyway).
+                let (result, _) = fold_leaf(back_p, back_c, n, len - n, &mut pacer);
                 acc = Some(match acc {
                     None => (result, reducer),
                     Some((right, previous)) => (previous.reduce(result, right), reducer),
@@ -395,7 +402,7 @@ where
                 }
             }
             Step::FoldAll => {
-                let result = fold_leaf(producer, consumer, len, 0, &mut pacer);
+                let (result, _) = fold_leaf(producer, consumer, len, 0, &mut pacer);
                 return finish_back(result, acc);
             }
         }
@@ -472,12 +479,13 @@ where
 /// asked: log2 of the thread count plus 2, so every thread can get about four leaves. A fold
 /// of an unindexed producer cannot be interrupted to answer a hungry thread, so some
 /// parallel slack must exist before folding starts.
-pub(super) fn eager_depth() -> u32 {
+pub(crate) fn eager_depth() -> u32 {
     let threads = crate::current_num_threads().max(1);
     (usize::BITS - threads.leading_zeros() - 1) + 2
 }
 
-/// The unindexed driver: split while `depth` lasts or the scheduler asks, then fold.
+/// The unindexed driver: split while `depth` lasts or the scheduler asks, then fold. A
+/// consumer that folds from the back runs the back half of each split itself.
 pub(super) fn drive_unindexed<P, C>(producer: P, consumer: C, depth: u32) -> C::Result
 where
     P: UnindexedProducer,
@@ -492,10 +500,19 @@ where
                 let reducer = consumer.to_reducer();
                 let left_c = consumer.split_off_left();
                 let depth = depth.saturating_sub(1);
-                let (left, right) = join(
-                    move || drive_unindexed(left_p, left_c, depth),
-                    move || drive_unindexed(right_p, consumer, depth),
-                );
+                let (left, right) = if consumer.folds_from_back() {
+                    // As in `split_and_join`: the back half on this thread, the front offered.
+                    let (right, left) = join(
+                        move || drive_unindexed(right_p, consumer, depth),
+                        move || drive_unindexed(left_p, left_c, depth),
+                    );
+                    (left, right)
+                } else {
+                    join(
+                        move || drive_unindexed(left_p, left_c, depth),
+                        move || drive_unindexed(right_p, consumer, depth),
+                    )
+                };
                 return reducer.reduce(left, right);
             }
             (producer, None) => producer,
