@@ -219,13 +219,16 @@ impl<T: Send, C: FromParallelIterator<T> + Send> ParallelExtend<T> for Collector
 /// A pair of collections from items that `$place` (of `unzip.rs`) puts on the sides `$a` and
 /// `$b`: extended each side once, from per-leaf vectors, and collected as two `Collector`s.
 macro_rules! two_sided {
-    ($(impl<$a:ident, $b:ident> item $item:ty, $place:ident;)*) => {$(
-        impl<$a, $b, FromA, FromB> FromParallelIterator<$item> for (FromA, FromB)
+    ($(
+        impl<$a:ident, $b:ident, $from_a:ident, $from_b:ident, $extend_a:ident, $extend_b:ident>
+        item $item:ty, $place:ident;
+    )*) => {$(
+        impl<$a, $b, $from_a, $from_b> FromParallelIterator<$item> for ($from_a, $from_b)
         where
             $a: Send,
             $b: Send,
-            FromA: Send + FromParallelIterator<$a>,
-            FromB: Send + FromParallelIterator<$b>,
+            $from_a: Send + FromParallelIterator<$a>,
+            $from_b: Send + FromParallelIterator<$b>,
         {
             fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
                 let mut sides = (Collector::default(), Collector::default());
@@ -234,12 +237,12 @@ macro_rules! two_sided {
             }
         }
 
-        impl<$a, $b, ExtendA, ExtendB> ParallelExtend<$item> for (ExtendA, ExtendB)
+        impl<$a, $b, $extend_a, $extend_b> ParallelExtend<$item> for ($extend_a, $extend_b)
         where
             $a: Send,
             $b: Send,
-            ExtendA: Send + ParallelExtend<$a>,
-            ExtendB: Send + ParallelExtend<$b>,
+            $extend_a: Send + ParallelExtend<$a>,
+            $extend_b: Send + ParallelExtend<$b>,
         {
             fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
                 crate::iter::unzip::split_two_into(
@@ -254,8 +257,8 @@ macro_rules! two_sided {
 }
 
 two_sided! {
-    impl<A, B> item (A, B), place_pair;
-    impl<L, R> item Either<L, R>, place_either;
+    impl<A, B, FromA, FromB, ExtendA, ExtendB> item (A, B), place_pair;
+    impl<L, R, FromL, FromR, ExtendL, ExtendR> item Either<L, R>, place_either;
 }
 
 impl<L, R, T> ParallelExtend<T> for Either<L, R>
