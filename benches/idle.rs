@@ -12,6 +12,10 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "common/fib.rs"]
+mod fib;
+use fib::{fib_blitz, fib_chili, fib_rayon};
+
 fn cpu_ns() -> u64 {
     let mut total = 0;
     if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
@@ -27,30 +31,6 @@ fn cpu_ns() -> u64 {
         }
     }
     total
-}
-
-fn fib_blitz(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = blitz_par::join(|| fib_blitz(n - 1), || fib_blitz(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-fn fib_chili(n: u64, s: &mut chili::Scope<'_>) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(n - 1, s), |s| fib_chili(n - 2, s));
-    a + b
 }
 
 /// CPU (percent of one core) used by all threads in the second after `work`.

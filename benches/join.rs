@@ -11,6 +11,10 @@
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::time::Duration;
 
+#[path = "common/fib.rs"]
+mod fib;
+use fib::{fib_blitz, fib_chili, fib_rayon, fib_seq};
+
 pub struct Node {
     val: u64,
     left: Option<Box<Node>>,
@@ -88,37 +92,6 @@ fn sum_chili_lf(node: &Node, s: &mut chili::Scope<'_>) -> u64 {
         |s| node.left.as_deref().map_or(0, |n| sum_chili_lf(n, s)),
     );
     node.val + l + r
-}
-
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    fib_seq(n - 1) + fib_seq(n - 2)
-}
-
-fn fib_blitz(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = blitz_par::join(|| fib_blitz(n - 1), || fib_blitz(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-fn fib_chili(n: u64, s: &mut chili::Scope<'_>) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(n - 1, s), |s| fib_chili(n - 2, s));
-    a + b
 }
 
 /// Left-first sum with the root's two subtrees summed on two std threads.

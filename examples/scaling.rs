@@ -6,36 +6,9 @@
 use std::num::NonZero;
 use std::time::Instant;
 
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    fib_seq(n - 1) + fib_seq(n - 2)
-}
-
-fn fib_blitz(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = blitz_par::join(|| fib_blitz(n - 1), || fib_blitz(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-fn fib_chili(n: u64, s: &mut chili::Scope<'_>) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(n - 1, s), |s| fib_chili(n - 2, s));
-    a + b
-}
+#[path = "../benches/common/fib.rs"]
+mod fib;
+use fib::{fib_blitz, fib_chili, fib_rayon, fib_seq};
 
 fn best<R>(reps: usize, mut f: impl FnMut() -> R) -> f64 {
     (0..reps)

@@ -77,6 +77,16 @@ fn positions_matches_std_and_rayon() {
     }
 }
 
+/// Runs a producer as one leaf, from the back.
+struct RevLeaf;
+
+impl<T> blitz_par::iter::plumbing::ProducerCallback<T> for RevLeaf {
+    type Output = Vec<T>;
+    fn callback<P: blitz_par::iter::plumbing::Producer<Item = T>>(self, producer: P) -> Vec<T> {
+        producer.into_iter().rev().collect()
+    }
+}
+
 #[test]
 fn fold_chunks_matches_std_and_rayon() {
     for n in [0usize, 1, 7, 1000, 100_003] {
@@ -117,6 +127,15 @@ fn fold_chunks_matches_std_and_rayon() {
             let mut seq_rev = chunk_fold(&v, size);
             seq_rev.reverse();
             assert_eq!(rev, seq_rev);
+            // One leaf of all the chunks, folded from the back (the partial chunk first): the
+            // driver only ever hands a reversed leaf the partial chunk alone.
+            let rev_leaf = v
+                .par_iter()
+                .fold_chunks_with(size, 0i64, |a, &x| {
+                    a.wrapping_mul(3).wrapping_add(i64::from(x))
+                })
+                .with_producer(RevLeaf);
+            assert_eq!(rev_leaf, seq_rev);
         }
     }
 }

@@ -44,33 +44,7 @@ macro_rules! via_vec {
             }
         }
 
-        impl<$($lt,)? $($g),*> ParallelIterator for $name<$($lt,)? $($g),*>
-        where
-            $($bounds)*
-        {
-            type Item = $item;
-            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
-                bridge(self.inner, consumer)
-            }
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.inner.len())
-            }
-        }
-
-        impl<$($lt,)? $($g),*> IndexedParallelIterator for $name<$($lt,)? $($g),*>
-        where
-            $($bounds)*
-        {
-            fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
-                bridge(self.inner, consumer)
-            }
-            fn len(&self) -> usize {
-                self.inner.len()
-            }
-            fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
-                self.inner.with_producer(callback)
-            }
-        }
+        via_inner_vec!([$($lt,)? $($g),*] $name<$($lt,)? $($g),*>, item $item, where [$($bounds)*]);
     };
 }
 

@@ -10,11 +10,12 @@
 //! when the iterator is dropped, used or not.
 
 use super::plumbing::*;
+use super::vec::checked_range;
 use super::*;
 use crate::str::ParallelString;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::marker::PhantomData;
-use std::ops::{Bound, Range, RangeBounds};
+use std::ops::{Range, RangeBounds};
 
 /// `par_drain()` with no range: removes every item of a collection, yielding them in
 /// parallel (rayon's `ParallelDrainFull`).
@@ -51,27 +52,7 @@ macro_rules! drained_vec {
             }
         }
 
-        impl<$lt, $($g: Send),*> ParallelIterator for $name<$lt, $($g),*> {
-            type Item = $item;
-            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
-                bridge(self.inner, consumer)
-            }
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.inner.len())
-            }
-        }
-
-        impl<$lt, $($g: Send),*> IndexedParallelIterator for $name<$lt, $($g),*> {
-            fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
-                bridge(self.inner, consumer)
-            }
-            fn len(&self) -> usize {
-                self.inner.len()
-            }
-            fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
-                self.inner.with_producer(callback)
-            }
-        }
+        via_inner_vec!([$lt, $($g: Send),*] $name<$lt, $($g),*>, item $item);
     };
 }
 
@@ -151,23 +132,6 @@ impl<'a, T: Send> ParallelDrainRange<usize> for &'a mut VecDeque<T> {
         let range = checked_range(range, self.len());
         VecDequeDrain::new(self.drain(range).collect())
     }
-}
-
-/// `start..end` of `range` within `0..len`; panics as `Vec::drain` does when out of bounds.
-fn checked_range<R: RangeBounds<usize>>(range: R, len: usize) -> Range<usize> {
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1).expect("par_drain: range start overflows"),
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1).expect("par_drain: range end overflows"),
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    assert!(start <= end, "par_drain: range start {start} > end {end}");
-    assert!(end <= len, "par_drain: range end {end} > length {len}");
-    start..end
 }
 
 /// The iterator of `String::par_drain`: the `char`s of the range, which leaves the string

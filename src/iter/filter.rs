@@ -1,4 +1,5 @@
-//! `filter` and `filter_map`: consumer-side adapters (the result has no known length).
+//! `filter` and `filter_map`: consumer-side adapters (the result has no known length). Both
+//! run through the `filter_map` consumer.
 
 use super::plumbing::*;
 use super::*;
@@ -39,112 +40,13 @@ where
     where
         C: UnindexedConsumer<I::Item>,
     {
-        self.base.drive_unindexed(FilterConsumer {
+        // A filter is a `filter_map` that keeps the item itself.
+        let filter_op = &self.filter_op;
+        let keep = move |item: I::Item| filter_op(&item).then_some(item);
+        self.base.drive_unindexed(FilterMapConsumer {
             base: consumer,
-            op: &self.filter_op,
+            op: &keep,
         })
-    }
-}
-
-struct FilterConsumer<'p, C, P> {
-    base: C,
-    op: &'p P,
-}
-
-impl<'p, T, C, P> Consumer<T> for FilterConsumer<'p, C, P>
-where
-    C: Consumer<T>,
-    P: Fn(&T) -> bool + Sync,
-{
-    type Folder = FilterFolder<'p, C::Folder, P>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            FilterConsumer {
-                base: left,
-                op: self.op,
-            },
-            FilterConsumer {
-                base: right,
-                op: self.op,
-            },
-            reducer,
-        )
-    }
-    fn into_folder(self) -> Self::Folder {
-        FilterFolder {
-            base: self.base.into_folder(),
-            op: self.op,
-        }
-    }
-    fn full(&self) -> bool {
-        self.base.full()
-    }
-    fn folder_continues(&self) -> bool {
-        self.base.folder_continues()
-    }
-    fn folds_from_back(&self) -> bool {
-        self.base.folds_from_back()
-    }
-    fn with_len_hint(self, len: usize) -> Self {
-        Self {
-            base: self.base.with_len_hint(len),
-            ..self
-        }
-    }
-}
-
-impl<'p, T, C, P> UnindexedConsumer<T> for FilterConsumer<'p, C, P>
-where
-    C: UnindexedConsumer<T>,
-    P: Fn(&T) -> bool + Sync,
-{
-    fn split_off_left(&self) -> Self {
-        FilterConsumer {
-            base: self.base.split_off_left(),
-            op: self.op,
-        }
-    }
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
-}
-
-struct FilterFolder<'p, F, P> {
-    base: F,
-    op: &'p P,
-}
-
-impl<'p, T, F, P> Folder<T> for FilterFolder<'p, F, P>
-where
-    F: Folder<T>,
-    P: Fn(&T) -> bool,
-{
-    type Result = F::Result;
-    fn consume(self, item: T) -> Self {
-        if (self.op)(&item) {
-            FilterFolder {
-                base: self.base.consume(item),
-                op: self.op,
-            }
-        } else {
-            self
-        }
-    }
-    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let op = self.op;
-        FilterFolder {
-            base: self.base.consume_iter(iter.into_iter().filter(|x| op(x))),
-            op,
-        }
-    }
-    fn complete(self) -> F::Result {
-        self.base.complete()
-    }
-    fn full(&self) -> bool {
-        self.base.full()
     }
 }
 

@@ -241,11 +241,8 @@ where
         let (left, right) = self.base.split_at(at);
         let left = FoldChunksProducer {
             base: left,
-            chunk_size: self.chunk_size,
             len: at,
-            start: self.start,
-            fold_op: self.fold_op,
-            _result: std::marker::PhantomData,
+            ..self
         };
         let right = left.with_base(right, len - at);
         (left, right)
@@ -264,8 +261,31 @@ where
     S: ChunkStart<T>,
     F: Fn(T, P::Item) -> T + Sync,
 {
-    fn fold(chunk: P, start: &S, fold_op: &F) -> T {
-        chunk.into_iter().fold(start.make(), fold_op)
+    /// Folds the first chunk not yet folded (or, with `back`, the last: the partial one, if
+    /// any) and keeps the others.
+    fn fold_next(&mut self, back: bool) -> Option<T> {
+        let rest = self.rest.take()?;
+        if rest.len == 0 {
+            return None;
+        }
+        let size = match rest.len % rest.chunk_size {
+            partial if back && partial != 0 => partial,
+            _ => rest.chunk_size.min(rest.len),
+        };
+        let remaining = rest.len - size;
+        let (chunk, others) = if back {
+            let (head, chunk) = rest.base.split_at(remaining);
+            (chunk, head)
+        } else {
+            rest.base.split_at(size)
+        };
+        let value = chunk.into_iter().fold(rest.start.make(), rest.fold_op);
+        self.rest = Some(FoldChunksProducer {
+            base: others,
+            len: remaining,
+            ..rest
+        });
+        Some(value)
     }
 }
 
@@ -278,24 +298,7 @@ where
 {
     type Item = T;
     fn next(&mut self) -> Option<T> {
-        let rest = self.rest.take()?;
-        if rest.len == 0 {
-            return None;
-        }
-        let size = rest.chunk_size.min(rest.len);
-        let (start, fold_op) = (rest.start, rest.fold_op);
-        let remaining = rest.len - size;
-        let (chunk, tail) = rest.base.split_at(size);
-        let value = Self::fold(chunk, &start, fold_op);
-        self.rest = Some(FoldChunksProducer {
-            base: tail,
-            chunk_size: rest.chunk_size,
-            len: remaining,
-            start,
-            fold_op,
-            _result: std::marker::PhantomData,
-        });
-        Some(value)
+        self.fold_next(false)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self
@@ -314,27 +317,7 @@ where
     T: Send,
 {
     fn next_back(&mut self) -> Option<T> {
-        let rest = self.rest.take()?;
-        if rest.len == 0 {
-            return None;
-        }
-        let size = match rest.len % rest.chunk_size {
-            0 => rest.chunk_size,
-            partial => partial,
-        };
-        let (start, fold_op) = (rest.start, rest.fold_op);
-        let remaining = rest.len - size;
-        let (head, chunk) = rest.base.split_at(remaining);
-        let value = Self::fold(chunk, &start, fold_op);
-        self.rest = Some(FoldChunksProducer {
-            base: head,
-            chunk_size: rest.chunk_size,
-            len: remaining,
-            start,
-            fold_op,
-            _result: std::marker::PhantomData,
-        });
-        Some(value)
+        self.fold_next(true)
     }
 }
 

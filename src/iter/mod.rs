@@ -20,6 +20,41 @@
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};
 
+/// Implements `ParallelIterator` and `IndexedParallelIterator` for `$ty`, an iterator whose
+/// items were gathered into the `VecIntoIter` in its field `inner`, by running that (the
+/// iterators of `collections.rs` and `drain.rs`, which have `plumbing::*` in scope).
+macro_rules! via_inner_vec {
+    ([$($params:tt)*] $ty:ty, item $item:ty $(, where [$($bounds:tt)*])?) => {
+        impl<$($params)*> ParallelIterator for $ty
+        where
+            $($($bounds)*)?
+        {
+            type Item = $item;
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
+                bridge(self.inner, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.inner.len())
+            }
+        }
+
+        impl<$($params)*> IndexedParallelIterator for $ty
+        where
+            $($($bounds)*)?
+        {
+            fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
+                bridge(self.inner, consumer)
+            }
+            fn len(&self) -> usize {
+                self.inner.len()
+            }
+            fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
+                self.inner.with_producer(callback)
+            }
+        }
+    };
+}
+
 pub mod plumbing;
 
 mod any_while;

@@ -106,49 +106,40 @@ use private::{
     InclusiveRangeInteger, IndexedInclusiveRangeInteger, IndexedRangeInteger, RangeInteger,
 };
 
-impl<T: RangeInteger> ParallelIterator for RangeIter<T> {
-    type Item = T;
-    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        T::drive_unindexed(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        T::opt_len(self)
-    }
+/// Implements `$iter<T>`'s `ParallelIterator` by `T: $run` and its `IndexedParallelIterator`
+/// by `T: $indexed`.
+macro_rules! range_iter {
+    ($iter:ident, $run:ident, $indexed:ident) => {
+        impl<T: $run> ParallelIterator for $iter<T> {
+            type Item = T;
+            fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+                T::drive_unindexed(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                T::opt_len(self)
+            }
+        }
+
+        impl<T: $indexed> IndexedParallelIterator for $iter<T> {
+            fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn len(&self) -> usize {
+                T::len(self)
+            }
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                T::with_producer(self, callback)
+            }
+        }
+    };
 }
 
-impl<T: IndexedRangeInteger> IndexedParallelIterator for RangeIter<T> {
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn len(&self) -> usize {
-        T::len(self)
-    }
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::with_producer(self, callback)
-    }
-}
-
-impl<T: InclusiveRangeInteger> ParallelIterator for RangeInclusiveIter<T> {
-    type Item = T;
-    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        T::drive_unindexed(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        T::opt_len(self)
-    }
-}
-
-impl<T: IndexedInclusiveRangeInteger> IndexedParallelIterator for RangeInclusiveIter<T> {
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn len(&self) -> usize {
-        T::len(self)
-    }
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::with_producer(self, callback)
-    }
-}
+range_iter!(RangeIter, RangeInteger, IndexedRangeInteger);
+range_iter!(
+    RangeInclusiveIter,
+    InclusiveRangeInteger,
+    IndexedInclusiveRangeInteger
+);
 
 struct IndexedRangeProducer<T> {
     range: Range<T>,

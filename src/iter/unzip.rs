@@ -66,10 +66,7 @@ where
     FromA: Default + Send + ParallelExtend<A>,
     FromB: Default + Send + ParallelExtend<B>,
 {
-    split_two(par_iter, |(x, y), a, b| {
-        a.push(x);
-        b.push(y);
-    })
+    split_two(par_iter, place_pair)
 }
 
 pub(super) fn partition<I, A, B, P>(par_iter: I, predicate: P) -> (A, B)
@@ -94,10 +91,21 @@ where
     L: Send,
     R: Send,
 {
-    split_two(par_iter, |x, a, b| match predicate(x) {
+    split_two(par_iter, |x, a, b| place_either(predicate(x), a, b))
+}
+
+/// How `unzip` places an item: each half of the pair on its side.
+pub(super) fn place_pair<A, B>((x, y): (A, B), a: &mut Vec<A>, b: &mut Vec<B>) {
+    a.push(x);
+    b.push(y);
+}
+
+/// How `partition_map` places an item: on the side it names.
+pub(super) fn place_either<L, R>(x: Either<L, R>, a: &mut Vec<L>, b: &mut Vec<R>) {
+    match x {
         Either::Left(l) => a.push(l),
         Either::Right(r) => b.push(r),
-    })
+    }
 }
 
 /// Feeds the halves of pairs to two consumers.

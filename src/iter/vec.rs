@@ -290,27 +290,29 @@ impl<'data, T: Send> ParallelDrainRange<usize> for &'data mut Vec<T> {
     type Item = T;
     fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'data, T> {
         let orig_len = self.len();
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s.checked_add(1).expect("par_drain: range start overflows"),
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e.checked_add(1).expect("par_drain: range end overflows"),
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => orig_len,
-        };
-        assert!(start <= end, "par_drain: range start {start} > end {end}");
-        assert!(
-            end <= orig_len,
-            "par_drain: range end {end} > length {orig_len}"
-        );
         Drain {
             vec: self,
-            range: start..end,
+            range: checked_range(range, orig_len),
             orig_len,
         }
     }
+}
+
+/// `start..end` of `range` within `0..len`; panics as `Vec::drain` does when out of bounds.
+pub(super) fn checked_range<R: RangeBounds<usize>>(range: R, len: usize) -> Range<usize> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.checked_add(1).expect("par_drain: range start overflows"),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1).expect("par_drain: range end overflows"),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    assert!(start <= end, "par_drain: range start {start} > end {end}");
+    assert!(end <= len, "par_drain: range end {end} > length {len}");
+    start..end
 }
 
 impl<'data, T: Send> ParallelIterator for Drain<'data, T> {

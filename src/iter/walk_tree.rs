@@ -107,56 +107,119 @@ where
     }
 }
 
-/// A parallel iterator over the nodes of a tree, each node before its children and the
-/// children's subtrees in the order `children_of` gives them (a prefix walk).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// use blitz_par::iter::walk_tree_prefix;
-/// //      4
-/// //     / \
-/// //    2   3
-/// //       / \
-/// //      1   2
-/// let nodes: Vec<u32> = walk_tree_prefix(4u32, |&n| match n {
-///     4 => vec![2, 3],
-///     3 => vec![1, 2],
-///     _ => vec![],
-/// })
-/// .collect();
-/// assert_eq!(nodes, [4, 2, 3, 1, 2]);
-/// ```
-pub fn walk_tree_prefix<S, B, I>(root: S, children_of: B) -> WalkTreePrefix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    WalkTreePrefix { root, children_of }
+/// Declares the walk function `$walk` and its iterator `$name` (the struct, its `Debug` and
+/// its `ParallelIterator`, which drives a `TreeProducer` in prefix order or not).
+macro_rules! tree_walk {
+    (
+        $(#[$walk_doc:meta])* fn $walk:ident;
+        $(#[$doc:meta])* struct $name:ident;
+        prefix: $prefix:expr
+    ) => {
+        $(#[$walk_doc])*
+        pub fn $walk<S, B, I>(root: S, children_of: B) -> $name<S, B>
+        where
+            S: Send,
+            B: Fn(&S) -> I + Send + Sync,
+            I: IntoIterator<Item = S>,
+        {
+            $name { root, children_of }
+        }
+
+        $(#[$doc])*
+        #[must_use = "iterator adapters are lazy"]
+        pub struct $name<S, B> {
+            root: S,
+            children_of: B,
+        }
+
+        impl<S: fmt::Debug, B> fmt::Debug for $name<S, B> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("root", &self.root)
+                    .finish()
+            }
+        }
+
+        impl<S, B, I> ParallelIterator for $name<S, B>
+        where
+            S: Send,
+            B: Fn(&S) -> I + Send + Sync,
+            I: IntoIterator<Item = S>,
+        {
+            type Item = S;
+            fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
+                let producer = TreeProducer {
+                    pending: vec![self.root],
+                    done: VecDeque::new(),
+                    children_of: &self.children_of,
+                    prefix: $prefix,
+                };
+                bridge_unindexed(producer, consumer)
+            }
+        }
+    };
 }
 
-/// A parallel iterator over the nodes of a tree, each node after its children's subtrees,
-/// which come in the order `children_of` gives them (a postfix walk).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// use blitz_par::iter::walk_tree_postfix;
-/// let nodes: Vec<u32> = walk_tree_postfix(4u32, |&n| match n {
-///     4 => vec![2, 3],
-///     3 => vec![1, 2],
-///     _ => vec![],
-/// })
-/// .collect();
-/// assert_eq!(nodes, [2, 1, 2, 3, 4]);
-/// ```
-pub fn walk_tree_postfix<S, B, I>(root: S, children_of: B) -> WalkTreePostfix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    WalkTreePostfix { root, children_of }
-}
+tree_walk!(
+    /// A parallel iterator over the nodes of a tree, each node before its children and the
+    /// children's subtrees in the order `children_of` gives them (a prefix walk).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use blitz_par::iter::walk_tree_prefix;
+    /// //      4
+    /// //     / \
+    /// //    2   3
+    /// //       / \
+    /// //      1   2
+    /// let nodes: Vec<u32> = walk_tree_prefix(4u32, |&n| match n {
+    ///     4 => vec![2, 3],
+    ///     3 => vec![1, 2],
+    ///     _ => vec![],
+    /// })
+    /// .collect();
+    /// assert_eq!(nodes, [4, 2, 3, 1, 2]);
+    /// ```
+    fn walk_tree_prefix;
+    /// The iterator of [`walk_tree_prefix`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let it: blitz_par::iter::WalkTreePrefix<u8, _> =
+    ///     blitz_par::iter::walk_tree_prefix(1u8, |_| Vec::new());
+    /// assert_eq!(it.count(), 1);
+    /// ```
+    struct WalkTreePrefix;
+    prefix: true
+);
+
+tree_walk!(
+    /// A parallel iterator over the nodes of a tree, each node after its children's subtrees,
+    /// which come in the order `children_of` gives them (a postfix walk).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use blitz_par::iter::walk_tree_postfix;
+    /// let nodes: Vec<u32> = walk_tree_postfix(4u32, |&n| match n {
+    ///     4 => vec![2, 3],
+    ///     3 => vec![1, 2],
+    ///     _ => vec![],
+    /// })
+    /// .collect();
+    /// assert_eq!(nodes, [2, 1, 2, 3, 4]);
+    /// ```
+    fn walk_tree_postfix;
+    /// The iterator of [`walk_tree_postfix`].
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let it: blitz_par::iter::WalkTreePostfix<u8, _> =
+    ///     blitz_par::iter::walk_tree_postfix(1u8, |_| Vec::new());
+    /// assert_eq!(it.count(), 1);
+    /// ```
+    struct WalkTreePostfix;
+    prefix: false
+);
 
 /// A parallel iterator over the nodes of a tree, in no promised order (today the postfix
 /// order, as in rayon; use [`walk_tree_prefix`] or [`walk_tree_postfix`] to rely on one).
@@ -178,34 +241,6 @@ where
     WalkTree(walk_tree_postfix(root, children_of))
 }
 
-/// The iterator of [`walk_tree_prefix`].
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let it: blitz_par::iter::WalkTreePrefix<u8, _> =
-///     blitz_par::iter::walk_tree_prefix(1u8, |_| Vec::new());
-/// assert_eq!(it.count(), 1);
-/// ```
-#[must_use = "iterator adapters are lazy"]
-pub struct WalkTreePrefix<S, B> {
-    root: S,
-    children_of: B,
-}
-
-/// The iterator of [`walk_tree_postfix`].
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let it: blitz_par::iter::WalkTreePostfix<u8, _> =
-///     blitz_par::iter::walk_tree_postfix(1u8, |_| Vec::new());
-/// assert_eq!(it.count(), 1);
-/// ```
-#[must_use = "iterator adapters are lazy"]
-pub struct WalkTreePostfix<S, B> {
-    root: S,
-    children_of: B,
-}
-
 /// The iterator of [`walk_tree`].
 ///
 /// ```
@@ -216,61 +251,9 @@ pub struct WalkTreePostfix<S, B> {
 #[must_use = "iterator adapters are lazy"]
 pub struct WalkTree<S, B>(WalkTreePostfix<S, B>);
 
-impl<S: fmt::Debug, B> fmt::Debug for WalkTreePrefix<S, B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WalkTreePrefix")
-            .field("root", &self.root)
-            .finish()
-    }
-}
-
-impl<S: fmt::Debug, B> fmt::Debug for WalkTreePostfix<S, B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WalkTreePostfix")
-            .field("root", &self.root)
-            .finish()
-    }
-}
-
 impl<S: fmt::Debug, B> fmt::Debug for WalkTree<S, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("WalkTree").field(&self.0.root).finish()
-    }
-}
-
-impl<S, B, I> ParallelIterator for WalkTreePrefix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    type Item = S;
-    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
-        let producer = TreeProducer {
-            pending: vec![self.root],
-            done: VecDeque::new(),
-            children_of: &self.children_of,
-            prefix: true,
-        };
-        bridge_unindexed(producer, consumer)
-    }
-}
-
-impl<S, B, I> ParallelIterator for WalkTreePostfix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    type Item = S;
-    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
-        let producer = TreeProducer {
-            pending: vec![self.root],
-            done: VecDeque::new(),
-            children_of: &self.children_of,
-            prefix: false,
-        };
-        bridge_unindexed(producer, consumer)
     }
 }
 

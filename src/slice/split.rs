@@ -3,6 +3,9 @@
 //! separator (or a boundary between groups), so that the pieces of the two halves are the
 //! pieces of the whole. (An inclusive split never cuts at a separator in last place: its left
 //! half would be the whole part again.)
+//!
+//! One producer per kind of cut serves the shared and the `_mut` forms alike, through
+//! `SlicePart`; the six public iterators are declared by `cut_iter!`.
 
 use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
@@ -27,367 +30,6 @@ fn separator_near_middle<T, P: Fn(&T) -> bool>(
         .or_else(|| slice[..mid].iter().rposition(is_sep))
 }
 
-/// The parallel iterator of [`ParallelSlice::par_split`](crate::slice::ParallelSlice::par_split).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let v: Vec<&[i32]> = [1, 0, 2, 3, 0].par_split(|&x| x == 0).collect();
-/// assert_eq!(v, [&[1][..], &[2, 3][..], &[][..]]);
-/// ```
-pub struct Split<'data, T, P> {
-    slice: &'data [T],
-    separator: P,
-}
-
-impl<'data, T, P: Clone> Clone for Split<'data, T, P> {
-    fn clone(&self) -> Self {
-        Split {
-            slice: self.slice,
-            separator: self.separator.clone(),
-        }
-    }
-}
-
-impl<'data, T: fmt::Debug, P> fmt::Debug for Split<'data, T, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Split").field("slice", &self.slice).finish()
-    }
-}
-
-impl<'data, T, P> Split<'data, T, P> {
-    pub(super) fn new(slice: &'data [T], separator: P) -> Self {
-        Split { slice, separator }
-    }
-}
-
-impl<'data, T, P> ParallelIterator for Split<'data, T, P>
-where
-    T: Sync,
-    P: Fn(&T) -> bool + Sync + Send,
-{
-    type Item = &'data [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'data [T]>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(
-            SplitProducer {
-                slice: self.slice,
-                separator: &self.separator,
-                inclusive: false,
-            },
-            consumer,
-        )
-    }
-}
-
-struct SplitProducer<'data, 'p, T, P> {
-    slice: &'data [T],
-    separator: &'p P,
-    /// `split_inclusive`: each piece keeps its separator at its end.
-    inclusive: bool,
-}
-
-impl<'data, 'p, T: Sync, P: Fn(&T) -> bool + Sync> UnindexedProducer
-    for SplitProducer<'data, 'p, T, P>
-{
-    type Item = &'data [T];
-    fn split(self) -> (Self, Option<Self>) {
-        match separator_near_middle(self.slice, self.separator, self.inclusive) {
-            Some(at) => (
-                SplitProducer {
-                    slice: &self.slice[..at + usize::from(self.inclusive)],
-                    separator: self.separator,
-                    inclusive: self.inclusive,
-                },
-                Some(SplitProducer {
-                    slice: &self.slice[at + 1..],
-                    separator: self.separator,
-                    inclusive: self.inclusive,
-                }),
-            ),
-            None => (self, None),
-        }
-    }
-    fn fold_with<F: Folder<&'data [T]>>(self, folder: F) -> F {
-        if self.inclusive {
-            folder.consume_iter(self.slice.split_inclusive(self.separator))
-        } else {
-            folder.consume_iter(self.slice.split(self.separator))
-        }
-    }
-}
-
-/// The parallel iterator of [`ParallelSliceMut::par_split_mut`](crate::slice::ParallelSliceMut::par_split_mut).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let mut v = [3, 1, 0, 2, 1];
-/// v.par_split_mut(|&x| x == 0).for_each(|part| part.sort());
-/// assert_eq!(v, [1, 3, 0, 1, 2]);
-/// ```
-pub struct SplitMut<'data, T, P> {
-    slice: &'data mut [T],
-    separator: P,
-}
-
-impl<'data, T: fmt::Debug, P> fmt::Debug for SplitMut<'data, T, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SplitMut")
-            .field("slice", &self.slice)
-            .finish()
-    }
-}
-
-impl<'data, T, P> SplitMut<'data, T, P> {
-    pub(super) fn new(slice: &'data mut [T], separator: P) -> Self {
-        SplitMut { slice, separator }
-    }
-}
-
-impl<'data, T, P> ParallelIterator for SplitMut<'data, T, P>
-where
-    T: Send,
-    P: Fn(&T) -> bool + Sync + Send,
-{
-    type Item = &'data mut [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'data mut [T]>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(
-            SplitMutProducer {
-                slice: self.slice,
-                separator: &self.separator,
-                inclusive: false,
-            },
-            consumer,
-        )
-    }
-}
-
-struct SplitMutProducer<'data, 'p, T, P> {
-    slice: &'data mut [T],
-    separator: &'p P,
-    /// `split_inclusive_mut`: each piece keeps its separator at its end.
-    inclusive: bool,
-}
-
-impl<'data, 'p, T: Send, P: Fn(&T) -> bool + Sync> UnindexedProducer
-    for SplitMutProducer<'data, 'p, T, P>
-{
-    type Item = &'data mut [T];
-    fn split(self) -> (Self, Option<Self>) {
-        match separator_near_middle(self.slice, self.separator, self.inclusive) {
-            Some(at) => {
-                let (left, rest) = self.slice.split_at_mut(at + 1);
-                let left = if self.inclusive {
-                    left
-                } else {
-                    &mut left[..at]
-                };
-                (
-                    SplitMutProducer {
-                        slice: left,
-                        separator: self.separator,
-                        inclusive: self.inclusive,
-                    },
-                    Some(SplitMutProducer {
-                        slice: rest,
-                        separator: self.separator,
-                        inclusive: self.inclusive,
-                    }),
-                )
-            }
-            None => (self, None),
-        }
-    }
-    fn fold_with<F: Folder<&'data mut [T]>>(self, folder: F) -> F {
-        if self.inclusive {
-            folder.consume_iter(self.slice.split_inclusive_mut(self.separator))
-        } else {
-            folder.consume_iter(self.slice.split_mut(self.separator))
-        }
-    }
-}
-
-/// The parallel iterator of [`ParallelSlice::par_chunk_by`](crate::slice::ParallelSlice::par_chunk_by).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let v: Vec<&[i32]> = [1, 1, 2, 3, 3, 3].par_chunk_by(|a, b| a == b).collect();
-/// assert_eq!(v, [&[1, 1][..], &[2][..], &[3, 3, 3][..]]);
-/// ```
-pub struct ChunkBy<'data, T, P> {
-    slice: &'data [T],
-    same_group: P,
-}
-
-impl<'data, T: fmt::Debug, P> fmt::Debug for ChunkBy<'data, T, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ChunkBy")
-            .field("slice", &self.slice)
-            .finish()
-    }
-}
-
-impl<'data, T, P: Clone> Clone for ChunkBy<'data, T, P> {
-    fn clone(&self) -> Self {
-        ChunkBy {
-            slice: self.slice,
-            same_group: self.same_group.clone(),
-        }
-    }
-}
-
-impl<'data, T, P> ChunkBy<'data, T, P> {
-    pub(super) fn new(slice: &'data [T], same_group: P) -> Self {
-        ChunkBy { slice, same_group }
-    }
-}
-
-impl<'data, T, P> ParallelIterator for ChunkBy<'data, T, P>
-where
-    T: Sync,
-    P: Fn(&T, &T) -> bool + Sync + Send,
-{
-    type Item = &'data [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'data [T]>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(
-            ChunkByProducer {
-                slice: self.slice,
-                same_group: &self.same_group,
-            },
-            consumer,
-        )
-    }
-}
-
-struct ChunkByProducer<'data, 'p, T, P> {
-    slice: &'data [T],
-    same_group: &'p P,
-}
-
-impl<'data, 'p, T: Sync, P: Fn(&T, &T) -> bool + Sync> UnindexedProducer
-    for ChunkByProducer<'data, 'p, T, P>
-{
-    type Item = &'data [T];
-    fn split(self) -> (Self, Option<Self>) {
-        let s = self.slice;
-        let cut = group_boundary_near_middle(s, self.same_group);
-        match cut {
-            Some(at) => (
-                ChunkByProducer {
-                    slice: &s[..at],
-                    same_group: self.same_group,
-                },
-                Some(ChunkByProducer {
-                    slice: &s[at..],
-                    same_group: self.same_group,
-                }),
-            ),
-            None => (self, None),
-        }
-    }
-    fn fold_with<F: Folder<&'data [T]>>(self, folder: F) -> F {
-        folder.consume_iter(self.slice.chunk_by(self.same_group))
-    }
-}
-
-/// The parallel iterator of
-/// [`ParallelSlice::par_split_inclusive`](crate::slice::ParallelSlice::par_split_inclusive).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let v: Vec<&[i32]> = [1, 0, 2, 3, 0].par_split_inclusive(|&x| x == 0).collect();
-/// assert_eq!(v, [&[1, 0][..], &[2, 3, 0][..]]);
-/// ```
-pub struct SplitInclusive<'data, T, P> {
-    slice: &'data [T],
-    separator: P,
-}
-
-impl<'data, T, P: Clone> Clone for SplitInclusive<'data, T, P> {
-    fn clone(&self) -> Self {
-        SplitInclusive {
-            slice: self.slice,
-            separator: self.separator.clone(),
-        }
-    }
-}
-
-impl<'data, T: fmt::Debug, P> fmt::Debug for SplitInclusive<'data, T, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SplitInclusive")
-            .field("slice", &self.slice)
-            .finish()
-    }
-}
-
-impl<'data, T, P> SplitInclusive<'data, T, P> {
-    pub(super) fn new(slice: &'data [T], separator: P) -> Self {
-        SplitInclusive { slice, separator }
-    }
-}
-
-impl<'data, T, P> ParallelIterator for SplitInclusive<'data, T, P>
-where
-    T: Sync,
-    P: Fn(&T) -> bool + Sync + Send,
-{
-    type Item = &'data [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'data [T]>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(
-            SplitProducer {
-                slice: self.slice,
-                separator: &self.separator,
-                inclusive: true,
-            },
-            consumer,
-        )
-    }
-}
-
-/// The parallel iterator of
-/// [`ParallelSliceMut::par_split_inclusive_mut`](crate::slice::ParallelSliceMut::par_split_inclusive_mut).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let mut v = [3, 1, 0, 2, 1];
-/// v.par_split_inclusive_mut(|&x| x == 0).for_each(|part| part.sort());
-/// assert_eq!(v, [0, 1, 3, 1, 2]);
-/// ```
-pub struct SplitInclusiveMut<'data, T, P> {
-    slice: &'data mut [T],
-    separator: P,
-}
-
-impl<'data, T: fmt::Debug, P> fmt::Debug for SplitInclusiveMut<'data, T, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SplitInclusiveMut")
-            .field("slice", &self.slice)
-            .finish()
-    }
-}
-
-impl<'data, T, P> SplitInclusiveMut<'data, T, P> {
-    pub(super) fn new(slice: &'data mut [T], separator: P) -> Self {
-        SplitInclusiveMut { slice, separator }
-    }
-}
-
-impl<'data, T, P> ParallelIterator for SplitInclusiveMut<'data, T, P>
-where
-    T: Send,
-    P: Fn(&T) -> bool + Sync + Send,
-{
-    type Item = &'data mut [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'data mut [T]>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(
-            SplitMutProducer {
-                slice: self.slice,
-                separator: &self.separator,
-                inclusive: true,
-            },
-            consumer,
-        )
-    }
-}
-
 /// Where to cut `s` between two groups, near its middle: a cut at `i` separates `s[i - 1]`
 /// and `s[i]`, valid where they are in different groups.
 fn group_boundary_near_middle<T, P: Fn(&T, &T) -> bool>(s: &[T], same_group: &P) -> Option<usize> {
@@ -398,82 +40,281 @@ fn group_boundary_near_middle<T, P: Fn(&T, &T) -> bool>(s: &[T], same_group: &P)
         .or_else(|| (1..mid).rev().find(boundary))
 }
 
-/// The parallel iterator of
-/// [`ParallelSliceMut::par_chunk_by_mut`](crate::slice::ParallelSliceMut::par_chunk_by_mut).
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let mut v = [1, 1, 2, 3, 3, 3];
-/// v.par_chunk_by_mut(|a, b| a == b).for_each(|group| {
-///     let n = group.len() as i32;
-///     group.iter_mut().for_each(|x| *x *= n);
-/// });
-/// assert_eq!(v, [2, 2, 2, 9, 9, 9]);
-/// ```
-pub struct ChunkByMut<'data, T, P> {
-    slice: &'data mut [T],
-    same_group: P,
+/// A slice borrowed shared (`&[T]`) or exclusively (`&mut [T]`): what the producers here cut
+/// in two, and fold at a leaf with std's sequential iterator of the same kind.
+trait SlicePart: Sized + Send {
+    /// The element type.
+    type Elem;
+    /// The elements, to look for a cut in.
+    fn elems(&self) -> &[Self::Elem];
+    /// The elements before `mid` and those from `mid` on.
+    fn cut(self, mid: usize) -> (Self, Self);
+    /// Folds the pieces between separators (std's `split`, or `split_inclusive`).
+    fn fold_split<P, F>(self, separator: &P, inclusive: bool, folder: F) -> F
+    where
+        P: Fn(&Self::Elem) -> bool,
+        F: Folder<Self>;
+    /// Folds the groups (std's `chunk_by`).
+    fn fold_chunk_by<P, F>(self, same_group: &P, folder: F) -> F
+    where
+        P: Fn(&Self::Elem, &Self::Elem) -> bool,
+        F: Folder<Self>;
 }
 
-impl<'data, T: fmt::Debug, P> fmt::Debug for ChunkByMut<'data, T, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ChunkByMut")
-            .field("slice", &self.slice)
-            .finish()
+impl<T: Sync> SlicePart for &[T] {
+    type Elem = T;
+    fn elems(&self) -> &[T] {
+        self
+    }
+    fn cut(self, mid: usize) -> (Self, Self) {
+        self.split_at(mid)
+    }
+    fn fold_split<P, F>(self, separator: &P, inclusive: bool, folder: F) -> F
+    where
+        P: Fn(&T) -> bool,
+        F: Folder<Self>,
+    {
+        if inclusive {
+            folder.consume_iter(self.split_inclusive(separator))
+        } else {
+            folder.consume_iter(self.split(separator))
+        }
+    }
+    fn fold_chunk_by<P, F>(self, same_group: &P, folder: F) -> F
+    where
+        P: Fn(&T, &T) -> bool,
+        F: Folder<Self>,
+    {
+        folder.consume_iter(self.chunk_by(same_group))
     }
 }
 
-impl<'data, T, P> ChunkByMut<'data, T, P> {
-    pub(super) fn new(slice: &'data mut [T], same_group: P) -> Self {
-        ChunkByMut { slice, same_group }
+impl<T: Send> SlicePart for &mut [T] {
+    type Elem = T;
+    fn elems(&self) -> &[T] {
+        self
+    }
+    fn cut(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+    fn fold_split<P, F>(self, separator: &P, inclusive: bool, folder: F) -> F
+    where
+        P: Fn(&T) -> bool,
+        F: Folder<Self>,
+    {
+        if inclusive {
+            folder.consume_iter(self.split_inclusive_mut(separator))
+        } else {
+            folder.consume_iter(self.split_mut(separator))
+        }
+    }
+    fn fold_chunk_by<P, F>(self, same_group: &P, folder: F) -> F
+    where
+        P: Fn(&T, &T) -> bool,
+        F: Folder<Self>,
+    {
+        folder.consume_iter(self.chunk_by_mut(same_group))
     }
 }
 
-impl<'data, T, P> ParallelIterator for ChunkByMut<'data, T, P>
-where
-    T: Send,
-    P: Fn(&T, &T) -> bool + Sync + Send,
+/// The producer of the four separator splits: `S` is the (shared or `mut`) slice.
+struct SplitProducer<'p, S, P> {
+    slice: S,
+    separator: &'p P,
+    /// `split_inclusive`: each piece keeps its separator at its end.
+    inclusive: bool,
+}
+
+impl<'p, S: SlicePart, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer
+    for SplitProducer<'p, S, P>
 {
-    type Item = &'data mut [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'data mut [T]>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(
-            ChunkByMutProducer {
-                slice: self.slice,
-                same_group: &self.same_group,
-            },
-            consumer,
-        )
-    }
-}
-
-struct ChunkByMutProducer<'data, 'p, T, P> {
-    slice: &'data mut [T],
-    same_group: &'p P,
-}
-
-impl<'data, 'p, T: Send, P: Fn(&T, &T) -> bool + Sync> UnindexedProducer
-    for ChunkByMutProducer<'data, 'p, T, P>
-{
-    type Item = &'data mut [T];
+    type Item = S;
     fn split(self) -> (Self, Option<Self>) {
-        match group_boundary_near_middle(self.slice, self.same_group) {
+        match separator_near_middle(self.slice.elems(), self.separator, self.inclusive) {
             Some(at) => {
-                let (left, right) = self.slice.split_at_mut(at);
-                (
-                    ChunkByMutProducer {
-                        slice: left,
-                        same_group: self.same_group,
-                    },
-                    Some(ChunkByMutProducer {
-                        slice: right,
-                        same_group: self.same_group,
-                    }),
-                )
+                let (left, right) = self.slice.cut(at + 1);
+                // Only an inclusive piece keeps its separator.
+                let (left, _) = left.cut(at + usize::from(self.inclusive));
+                let part = |slice| SplitProducer {
+                    slice,
+                    separator: self.separator,
+                    inclusive: self.inclusive,
+                };
+                (part(left), Some(part(right)))
             }
             None => (self, None),
         }
     }
-    fn fold_with<F: Folder<&'data mut [T]>>(self, folder: F) -> F {
-        folder.consume_iter(self.slice.chunk_by_mut(self.same_group))
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        self.slice
+            .fold_split(self.separator, self.inclusive, folder)
     }
 }
+
+/// The producer of the two group splits: `S` is the (shared or `mut`) slice.
+struct ChunkByProducer<'p, S, P> {
+    slice: S,
+    same_group: &'p P,
+}
+
+impl<'p, S: SlicePart, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer
+    for ChunkByProducer<'p, S, P>
+{
+    type Item = S;
+    fn split(self) -> (Self, Option<Self>) {
+        match group_boundary_near_middle(self.slice.elems(), self.same_group) {
+            Some(at) => {
+                let (left, right) = self.slice.cut(at);
+                let part = |slice| ChunkByProducer {
+                    slice,
+                    same_group: self.same_group,
+                };
+                (part(left), Some(part(right)))
+            }
+            None => (self, None),
+        }
+    }
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        self.slice.fold_chunk_by(self.same_group, folder)
+    }
+}
+
+/// Declares the public iterator `$name` over a `shared` slice (`&'data [T]`, `T: Sync`, and
+/// `Clone` where `P` is) or a `mut` one (`&'data mut [T]`, `T: Send`): the struct, with the
+/// predicate in field `$pred`, its `Debug` (the slice only), its `new(slice, $pred)`, and its
+/// `ParallelIterator`, which bridges to `$producer` with `$pred` borrowed and the given
+/// further fields.
+macro_rules! cut_iter {
+    ($(#[$doc:meta])* shared $name:ident, $pred:ident: $($rest:tt)*) => {
+        cut_iter!(@common $(#[$doc])* $name, [&'data [T]], Sync, $pred: $($rest)*);
+
+        impl<'data, T, P: Clone> Clone for $name<'data, T, P> {
+            fn clone(&self) -> Self {
+                $name {
+                    slice: self.slice,
+                    $pred: self.$pred.clone(),
+                }
+            }
+        }
+    };
+    ($(#[$doc:meta])* mut $name:ident, $($rest:tt)*) => {
+        cut_iter!(@common $(#[$doc])* $name, [&'data mut [T]], Send, $($rest)*);
+    };
+    (
+        @common $(#[$doc:meta])* $name:ident, [$slice:ty], $elem:ident,
+        $pred:ident: Fn($($arg:ty),*), $producer:ident { $($field:ident: $value:expr),* }
+    ) => {
+        $(#[$doc])*
+        pub struct $name<'data, T, P> {
+            slice: $slice,
+            $pred: P,
+        }
+
+        impl<'data, T: fmt::Debug, P> fmt::Debug for $name<'data, T, P> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("slice", &self.slice)
+                    .finish()
+            }
+        }
+
+        impl<'data, T, P> $name<'data, T, P> {
+            pub(super) fn new(slice: $slice, $pred: P) -> Self {
+                $name { slice, $pred }
+            }
+        }
+
+        impl<'data, T, P> ParallelIterator for $name<'data, T, P>
+        where
+            T: $elem,
+            P: Fn($($arg),*) -> bool + Sync + Send,
+        {
+            type Item = $slice;
+            fn drive_unindexed<C: UnindexedConsumer<$slice>>(self, consumer: C) -> C::Result {
+                bridge_unindexed(
+                    $producer {
+                        slice: self.slice,
+                        $pred: &self.$pred,
+                        $($field: $value),*
+                    },
+                    consumer,
+                )
+            }
+        }
+    };
+}
+
+cut_iter!(
+    /// The parallel iterator of [`ParallelSlice::par_split`](crate::slice::ParallelSlice::par_split).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 0, 2, 3, 0].par_split(|&x| x == 0).collect();
+    /// assert_eq!(v, [&[1][..], &[2, 3][..], &[][..]]);
+    /// ```
+    shared Split, separator: Fn(&T), SplitProducer { inclusive: false }
+);
+
+cut_iter!(
+    /// The parallel iterator of
+    /// [`ParallelSlice::par_split_inclusive`](crate::slice::ParallelSlice::par_split_inclusive).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 0, 2, 3, 0].par_split_inclusive(|&x| x == 0).collect();
+    /// assert_eq!(v, [&[1, 0][..], &[2, 3, 0][..]]);
+    /// ```
+    shared SplitInclusive, separator: Fn(&T), SplitProducer { inclusive: true }
+);
+
+cut_iter!(
+    /// The parallel iterator of [`ParallelSlice::par_chunk_by`](crate::slice::ParallelSlice::par_chunk_by).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 1, 2, 3, 3, 3].par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(v, [&[1, 1][..], &[2][..], &[3, 3, 3][..]]);
+    /// ```
+    shared ChunkBy, same_group: Fn(&T, &T), ChunkByProducer {}
+);
+
+cut_iter!(
+    /// The parallel iterator of [`ParallelSliceMut::par_split_mut`](crate::slice::ParallelSliceMut::par_split_mut).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [3, 1, 0, 2, 1];
+    /// v.par_split_mut(|&x| x == 0).for_each(|part| part.sort());
+    /// assert_eq!(v, [1, 3, 0, 1, 2]);
+    /// ```
+    mut SplitMut, separator: Fn(&T), SplitProducer { inclusive: false }
+);
+
+cut_iter!(
+    /// The parallel iterator of
+    /// [`ParallelSliceMut::par_split_inclusive_mut`](crate::slice::ParallelSliceMut::par_split_inclusive_mut).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [3, 1, 0, 2, 1];
+    /// v.par_split_inclusive_mut(|&x| x == 0).for_each(|part| part.sort());
+    /// assert_eq!(v, [0, 1, 3, 1, 2]);
+    /// ```
+    mut SplitInclusiveMut, separator: Fn(&T), SplitProducer { inclusive: true }
+);
+
+cut_iter!(
+    /// The parallel iterator of
+    /// [`ParallelSliceMut::par_chunk_by_mut`](crate::slice::ParallelSliceMut::par_chunk_by_mut).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 1, 2, 3, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|group| {
+    ///     let n = group.len() as i32;
+    ///     group.iter_mut().for_each(|x| *x *= n);
+    /// });
+    /// assert_eq!(v, [2, 2, 2, 9, 9, 9]);
+    /// ```
+    mut ChunkByMut, same_group: Fn(&T, &T), ChunkByProducer {}
+);

@@ -116,8 +116,14 @@ pub(crate) fn ticks() -> u64 {
 
 /// Ticks in about 100 microseconds: the heartbeat period (see `scheduler/README.md`).
 /// 250,000 TSC ticks is 100 us at 2.5 GHz, 62 us at 4 GHz, 250 us at 1 GHz.
-pub(crate) const HEARTBEAT_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
-    250_000
-} else {
-    100_000
-};
+pub(crate) const HEARTBEAT_TICKS: u64 = ticks_for(250_000, 100_000);
+
+/// A threshold in [`ticks`], given both ways: `tsc` where they are TSC cycles, `ns` where they
+/// are nanoseconds.
+pub(crate) const fn ticks_for(tsc: u64, ns: u64) -> u64 {
+    if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
+        tsc
+    } else {
+        ns
+    }
+}

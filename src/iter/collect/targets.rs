@@ -88,6 +88,8 @@ macro_rules! via_list_borrowed {
 }
 
 via_list_borrowed! {
+    for String, item &'a str;
+    for String, item &'a char;
     for String, item Cow<'a, str>;
     for OsString, item &'a OsStr;
     for OsString, item Cow<'a, OsStr>;
@@ -149,34 +151,6 @@ impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
     }
 }
 
-impl<'a> ParallelExtend<&'a str> for String {
-    fn par_extend<I: IntoParallelIterator<Item = &'a str>>(&mut self, par_iter: I) {
-        extend_from_list(self, par_iter)
-    }
-}
-
-impl<'a> FromParallelIterator<&'a str> for String {
-    fn from_par_iter<I: IntoParallelIterator<Item = &'a str>>(par_iter: I) -> Self {
-        let mut s = String::new();
-        s.par_extend(par_iter);
-        s
-    }
-}
-
-impl<'a> ParallelExtend<&'a char> for String {
-    fn par_extend<I: IntoParallelIterator<Item = &'a char>>(&mut self, par_iter: I) {
-        extend_from_list(self, par_iter)
-    }
-}
-
-impl<'a> FromParallelIterator<&'a char> for String {
-    fn from_par_iter<I: IntoParallelIterator<Item = &'a char>>(par_iter: I) -> Self {
-        let mut s = String::new();
-        s.par_extend(par_iter);
-        s
-    }
-}
-
 impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
         self.par_extend(par_iter.into_par_iter().copied())
@@ -216,33 +190,6 @@ impl ParallelExtend<()> for () {
     }
 }
 
-impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
-where
-    A: Send,
-    B: Send,
-    FromA: Send + FromParallelIterator<A>,
-    FromB: Send + FromParallelIterator<B>,
-{
-    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
-        let (a, b): (Collector<FromA>, Collector<FromB>) = par_iter.into_par_iter().unzip();
-        (a.finish(), b.finish())
-    }
-}
-
-impl<L, R, FromL, FromR> FromParallelIterator<Either<L, R>> for (FromL, FromR)
-where
-    L: Send,
-    R: Send,
-    FromL: Send + FromParallelIterator<L>,
-    FromR: Send + FromParallelIterator<R>,
-{
-    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
-        let (a, b): (Collector<FromL>, Collector<FromR>) =
-            par_iter.into_par_iter().partition_map(|x| x);
-        (a.finish(), b.finish())
-    }
-}
-
 /// Turns a `FromParallelIterator` into a `Default + ParallelExtend` for the unzipping
 /// helpers, which extend each side exactly once (rayon's trick, so that collecting pairs
 /// needs only `FromParallelIterator` on each side).
@@ -269,44 +216,49 @@ impl<T: Send, C: FromParallelIterator<T> + Send> ParallelExtend<T> for Collector
     }
 }
 
-impl<A, B, ExtendA, ExtendB> ParallelExtend<(A, B)> for (ExtendA, ExtendB)
-where
-    A: Send,
-    B: Send,
-    ExtendA: Send + ParallelExtend<A>,
-    ExtendB: Send + ParallelExtend<B>,
-{
-    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
-        crate::iter::unzip::split_two_into(
-            par_iter.into_par_iter(),
-            &mut self.0,
-            &mut self.1,
-            |(x, y), a, b| {
-                a.push(x);
-                b.push(y);
-            },
-        );
-    }
+/// A pair of collections from items that `$place` (of `unzip.rs`) puts on the sides `$a` and
+/// `$b`: extended each side once, from per-leaf vectors, and collected as two `Collector`s.
+macro_rules! two_sided {
+    ($(
+        impl<$a:ident, $b:ident, $from_a:ident, $from_b:ident, $extend_a:ident, $extend_b:ident>
+        item $item:ty, $place:ident;
+    )*) => {$(
+        impl<$a, $b, $from_a, $from_b> FromParallelIterator<$item> for ($from_a, $from_b)
+        where
+            $a: Send,
+            $b: Send,
+            $from_a: Send + FromParallelIterator<$a>,
+            $from_b: Send + FromParallelIterator<$b>,
+        {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(par_iter: I) -> Self {
+                let mut sides = (Collector::default(), Collector::default());
+                sides.par_extend(par_iter);
+                (sides.0.finish(), sides.1.finish())
+            }
+        }
+
+        impl<$a, $b, $extend_a, $extend_b> ParallelExtend<$item> for ($extend_a, $extend_b)
+        where
+            $a: Send,
+            $b: Send,
+            $extend_a: Send + ParallelExtend<$a>,
+            $extend_b: Send + ParallelExtend<$b>,
+        {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                crate::iter::unzip::split_two_into(
+                    par_iter.into_par_iter(),
+                    &mut self.0,
+                    &mut self.1,
+                    crate::iter::unzip::$place,
+                );
+            }
+        }
+    )*};
 }
 
-impl<L, R, ExtendL, ExtendR> ParallelExtend<Either<L, R>> for (ExtendL, ExtendR)
-where
-    L: Send,
-    R: Send,
-    ExtendL: Send + ParallelExtend<L>,
-    ExtendR: Send + ParallelExtend<R>,
-{
-    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
-        crate::iter::unzip::split_two_into(
-            par_iter.into_par_iter(),
-            &mut self.0,
-            &mut self.1,
-            |x, a, b| match x {
-                Either::Left(l) => a.push(l),
-                Either::Right(r) => b.push(r),
-            },
-        );
-    }
+two_sided! {
+    impl<A, B, FromA, FromB, ExtendA, ExtendB> item (A, B), place_pair;
+    impl<L, R, FromL, FromR, ExtendL, ExtendR> item Either<L, R>, place_either;
 }
 
 impl<L, R, T> ParallelExtend<T> for Either<L, R>

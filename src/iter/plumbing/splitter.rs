@@ -46,7 +46,7 @@
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{join, split_wanted};
-use crate::sync::ticks;
+use crate::sync::{ticks, ticks_for};
 
 /// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
 /// with `rdtsc` (15 ns measured on a 16-core Xeon VM) and 20-40 ns with `Instant::now`, while
@@ -56,22 +56,14 @@ const TIMED_CHUNK: usize = 64;
 
 /// Items estimated to take this many ticks (about 400 ns at 2.5 GHz) are worth a clock
 /// reading: a reading then costs under 5%.
-const READ_WORTH_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
-    1_000
-} else {
-    400
-};
+const READ_WORTH_TICKS: u64 = ticks_for(1_000, 400);
 
 /// A chunk that took more than this many clock ticks pauses the doubling: about 4 us at the
 /// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us);
 /// `ticks` counts nanoseconds elsewhere (and under Miri). A few microseconds is long enough
 /// that the per-chunk overhead (tens of nanoseconds) is below 1%, and short enough that an
 /// idle thread waits at most that long for work.
-const SETTLED_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
-    10_000
-} else {
-    4_000
-};
+const SETTLED_TICKS: u64 = ticks_for(10_000, 4_000);
 
 /// A split on request needs at least this much estimated work left: about 20 us at a 2.5 GHz
 /// TSC (nanoseconds elsewhere: 20 us). A steal by an awake thief and the join that waits for
@@ -79,21 +71,13 @@ const SETTLED_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(lo
 /// machine: a 12 us sum of 100,000 i64 ran 10-20% slower than sequential with a 10 us bound);
 /// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
 /// with a slow thief; the price is that the last ~20 us of a loop are not shared.
-const MIN_SPLIT_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
-    50_000
-} else {
-    20_000
-};
+const MIN_SPLIT_TICKS: u64 = ticks_for(50_000, 20_000);
 
 /// A loop honours split requests only after running this long (about 10 us at 2.5 GHz): by
 /// then its cost estimate comes from chunks long enough to be accurate. On a 16-core Xeon a
 /// 100,000-item sum (12 us) split on the estimate of its first 16-item chunk and ran 45%
 /// slower than sequential as a guest of the pool.
-const PROVEN_TICKS: u64 = if cfg!(all(target_arch = "x86_64", not(miri), not(loom))) {
-    25_000
-} else {
-    10_000
-};
+const PROVEN_TICKS: u64 = ticks_for(25_000, 10_000);
 
 /// What the driver does next with the `len` items it holds.
 #[derive(Debug, PartialEq, Eq)]
@@ -544,8 +528,12 @@ mod tests {
 
     #[test]
     fn chunks_double_pause_and_resume() {
+        // A span "fast" whatever the clock says: so many items that even a thread paused for
+        // seconds between two readings gives each a tiny share (the test asserts no time).
+        const MANY: usize = 1 << 40;
         let mut p = Pacer::new(1, usize::MAX);
         p.start_loop();
+        p.since_mark = MANY;
         p.record(1, usize::MAX);
         p.record(2, usize::MAX);
         assert_eq!(p.chunk, 4);
@@ -554,7 +542,7 @@ mod tests {
         p.mark = ticks().wrapping_sub(SETTLED_TICKS * 100);
         p.record(4, usize::MAX);
         assert_eq!(p.chunk, 4);
-        p.since_mark = TIMED_CHUNK;
+        p.since_mark = MANY;
         p.record(4, usize::MAX);
         assert_eq!(p.chunk, 8);
         p.record(3, usize::MAX);
