@@ -6,8 +6,8 @@
 //! indexed for `u8`, `u16`, `i8`, `i16` and unindexed for the others. Ranges of `char` are
 //! indexed (the surrogate gap is skipped).
 
-use super::plumbing::eager_depth;
 use super::plumbing::*;
+use super::plumbing::{eager_depth, join_halves};
 use super::*;
 use std::ops::{Range, RangeInclusive};
 
@@ -241,18 +241,11 @@ macro_rules! unindexed_range {
                 let (front, back) = (range.start..mid, mid..range.end);
                 let reducer = consumer.to_reducer();
                 let left = consumer.split_off_left();
-                let (left, right) = if consumer.folds_from_back() {
-                    let (right, left) = crate::scheduler::join(
-                        move || Self::drive_wide(back, consumer, depth - 1),
-                        move || Self::drive_wide(front, left, depth - 1),
-                    );
-                    (left, right)
-                } else {
-                    crate::scheduler::join(
-                        move || Self::drive_wide(front, left, depth - 1),
-                        move || Self::drive_wide(back, consumer, depth - 1),
-                    )
-                };
+                let (left, right) = join_halves(
+                    consumer.folds_from_back(),
+                    move || Self::drive_wide(front, left, depth - 1),
+                    move || Self::drive_wide(back, consumer, depth - 1),
+                );
                 reducer.reduce(left, right)
             }
 

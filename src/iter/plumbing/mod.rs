@@ -11,7 +11,7 @@
 //! plumbing ports by changing the import.
 
 mod splitter;
-pub(crate) use splitter::eager_depth;
+pub(crate) use splitter::{eager_depth, join_halves};
 
 use crate::iter::IndexedParallelIterator;
 

@@ -322,19 +322,32 @@ where
     let from_back = consumer.folds_from_back();
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
-    let (left, right) = if from_back {
-        let (right, left) = join(
-            move || drive_indexed(len - mid, right_p, right_c, pacer),
-            move || drive_indexed(mid, left_p, left_c, pacer),
-        );
-        (left, right)
-    } else {
-        join(
-            move || drive_indexed(mid, left_p, left_c, pacer),
-            move || drive_indexed(len - mid, right_p, right_c, pacer),
-        )
-    };
+    let (left, right) = join_halves(
+        from_back,
+        move || drive_indexed(mid, left_p, left_c, pacer),
+        move || drive_indexed(len - mid, right_p, right_c, pacer),
+    );
     reducer.reduce(left, right)
+}
+
+/// Runs the two halves of a split, potentially in parallel, and returns their results as
+/// (front, back): the front half on this thread and the back one offered to thieves, or the
+/// other way round for a consumer that folds from the back, so that its search meets the last
+/// match first.
+#[inline]
+pub(crate) fn join_halves<A, B, RA, RB>(from_back: bool, front: A, back: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if from_back {
+        let (back, front) = join(back, front);
+        (front, back)
+    } else {
+        join(front, back)
+    }
 }
 
 /// The loop of [`drive_indexed`] for a consumer that folds from the back
@@ -484,19 +497,11 @@ where
                 let reducer = consumer.to_reducer();
                 let left_c = consumer.split_off_left();
                 let depth = depth.saturating_sub(1);
-                let (left, right) = if consumer.folds_from_back() {
-                    // As in `split_and_join`: the back half on this thread, the front offered.
-                    let (right, left) = join(
-                        move || drive_unindexed(right_p, consumer, depth),
-                        move || drive_unindexed(left_p, left_c, depth),
-                    );
-                    (left, right)
-                } else {
-                    join(
-                        move || drive_unindexed(left_p, left_c, depth),
-                        move || drive_unindexed(right_p, consumer, depth),
-                    )
-                };
+                let (left, right) = join_halves(
+                    consumer.folds_from_back(),
+                    move || drive_unindexed(left_p, left_c, depth),
+                    move || drive_unindexed(right_p, consumer, depth),
+                );
                 return reducer.reduce(left, right);
             }
             (producer, None) => producer,
