@@ -252,8 +252,12 @@ where
             }
             // A job pushed above ours (a spawn), or one below it (an older frame of ours,
             // once ours was stolen): run it; jobs never unwind (they catch their panics).
-            // SAFETY: we own what we popped.
-            Some(job) => unsafe { job.execute() },
+            // The loop uses the seat again afterwards, hence the hold.
+            // SAFETY: we own what we popped; our own seat.
+            Some(job) => unsafe {
+                let _hold = seat.hold();
+                job.execute()
+            },
             None => break,
         }
     }

@@ -4,7 +4,8 @@
 //!   whether the waiting thread is asleep and must be woken (`scheduler/README.md`, "Latches").
 //! - [`SpinLatch`]: a core latch plus the sleep word of the thread that waits on it; what a
 //!   join's promoted frame and `install` from inside a pool use.
-//! - [`CountLatch`]: set when a counter reaches zero; what scopes wait on.
+//! - [`CountLatch`]: set when a counter reaches zero; what scopes and broadcasts wait on
+//!   (in a seat, or blocking for an in-place scope started outside every pool).
 //! - [`BlockingLatch`]: for a thread with no seat in any pool (it cannot help with work while
 //!   waiting): spins briefly, then sleeps on a futex.
 //!
@@ -126,16 +127,66 @@ impl SpinLatch {
 }
 
 /// A latch set when its counter drops to zero. Starts at 1 (the owner's own count).
+///
+/// The owner waits in one of two ways, fixed at creation: with a seat it runs jobs until the
+/// inner [`SpinLatch`] is set (`Seat::wait_until` on [`seat_latch`](Self::seat_latch)); a
+/// thread with no seat (an in-place scope started outside every pool) blocks on a
+/// [`BlockingLatch`] instead ([`wait_blocking`](Self::wait_blocking)).
 pub(crate) struct CountLatch {
     counter: AtomicUsize,
-    pub(crate) latch: SpinLatch,
+    target: CountTarget,
+}
+
+enum CountTarget {
+    Seat(SpinLatch),
+    Blocking(BlockingLatch),
 }
 
 impl CountLatch {
+    /// A count latch whose owner waits in its seat, whose sleep word is `owner`.
     pub(crate) fn new(owner: &SleepWord) -> CountLatch {
         CountLatch {
             counter: AtomicUsize::new(1),
-            latch: SpinLatch::new(owner),
+            target: CountTarget::Seat(SpinLatch::new(owner)),
+        }
+    }
+
+    /// A count latch whose owner has no seat and blocks.
+    pub(crate) fn new_blocking() -> CountLatch {
+        CountLatch {
+            counter: AtomicUsize::new(1),
+            target: CountTarget::Blocking(BlockingLatch::new()),
+        }
+    }
+
+    /// Whether the count reached zero (Acquire, as the inner latch's probe).
+    #[cfg(test)]
+    pub(crate) fn probe(&self) -> bool {
+        match &self.target {
+            CountTarget::Seat(latch) => latch.core.probe(),
+            CountTarget::Blocking(latch) => latch.probe(),
+        }
+    }
+
+    /// The latch a seat owner waits on with `Seat::wait_until`.
+    ///
+    /// # Panics
+    /// If the latch was made with [`new_blocking`](Self::new_blocking).
+    pub(crate) fn seat_latch(&self) -> &CoreLatch {
+        match &self.target {
+            CountTarget::Seat(latch) => &latch.core,
+            CountTarget::Blocking(_) => unreachable!("a blocking count latch has no seat"),
+        }
+    }
+
+    /// Blocks until the count reaches zero.
+    ///
+    /// # Panics
+    /// If the latch was made with [`new`](Self::new) (its owner must wait in its seat).
+    pub(crate) fn wait_blocking(&self) {
+        match &self.target {
+            CountTarget::Blocking(latch) => latch.wait(),
+            CountTarget::Seat(_) => unreachable!("a seat's count latch is waited on in the seat"),
         }
     }
 
@@ -155,8 +206,14 @@ impl CountLatch {
         // SAFETY: alive until our decrement lands, by contract. AcqRel: every decrement's
         // writes are visible to the one that reaches zero, which publishes them via set.
         if unsafe { (*this).counter.fetch_sub(1, Ordering::AcqRel) } == 1 {
-            // SAFETY: we own the final count; the latch is alive until it is set.
-            unsafe { SpinLatch::set(&(*this).latch) };
+            // SAFETY: we own the final count; the latch is alive until it is set, and each
+            // inner `set` touches nothing of it after its final swap.
+            unsafe {
+                match &(*this).target {
+                    CountTarget::Seat(latch) => SpinLatch::set(latch),
+                    CountTarget::Blocking(latch) => BlockingLatch::set(latch),
+                }
+            }
         }
     }
 }
@@ -261,10 +318,24 @@ mod tests {
         unsafe {
             CountLatch::decrement(&l);
             CountLatch::decrement(&l);
-            assert!(!l.latch.core.probe());
+            assert!(!l.probe());
             CountLatch::decrement(&l);
         }
-        assert!(l.latch.core.probe());
+        assert!(l.probe());
+    }
+
+    #[test]
+    fn blocking_count_latch_wakes_owner() {
+        let l = Arc::new(CountLatch::new_blocking());
+        l.increment();
+        let l2 = l.clone();
+        // SAFETY: kept alive by the Arc.
+        let t = std::thread::spawn(move || unsafe { CountLatch::decrement(&*l2) });
+        // SAFETY: the owner's own count; kept alive by the Arc.
+        unsafe { CountLatch::decrement(&*l) };
+        l.wait_blocking();
+        assert!(l.probe());
+        t.join().unwrap();
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //! - `sleep.rs`: the sleep/wake protocol (jobs event counter, futex sleep words);
 //! - `injector.rs`: the MPMC queue for work from outside the pool;
 //! - `registry.rs`: seats, worker main loop, guests, work finding, splitting and heartbeat;
-//! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations.
+//! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
+//! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive.
 
+mod builder;
 mod deque;
 mod injector;
 mod job;
@@ -27,8 +29,9 @@ mod tests;
 #[cfg(loom)]
 pub mod loom_models;
 
+pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
 pub use join::{join, join_context, FnContext};
-pub use pool::{ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder};
+pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};
 

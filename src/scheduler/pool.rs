@@ -1,25 +1,22 @@
-//! Thread pools: [`ThreadPoolBuilder`], [`ThreadPool`], the lazily started global pool, and
-//! `install` (running a closure on a pool's thread).
+//! Thread pools: [`ThreadPool`], the lazily started global pool, and `install` (running a
+//! closure on a pool's thread). Building a pool is in `builder.rs`.
 
 use super::job::{JobHeader, JobRef};
 use super::latch::{BlockingLatch, SpinLatch};
-use super::registry::{
-    current_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GLOBAL_GUEST_SEATS,
-};
-use std::any::Any;
+use super::registry::{current_seat, Registry};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock};
 
-static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+/// The global pool's registry, once started (by first use or `build_global`).
+pub(crate) static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 
 /// The global pool's registry, started on first use.
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
     GLOBAL.get_or_init(|| {
-        ThreadPoolBuilder::new()
-            .into_registry(GLOBAL_GUEST_SEATS)
+        super::builder::default_global_registry()
             .unwrap_or_else(|e| panic!("blitz-par: could not start the global thread pool: {e}"))
     })
 }
@@ -40,296 +37,18 @@ pub(crate) fn current_registry() -> Arc<Registry> {
     }
 }
 
-/// The number of threads the global pool uses when none is configured: `BLITZ_NUM_THREADS`
-/// if it holds a positive integer, else `std::thread::available_parallelism()`. An unusable
-/// value is reported on stderr once.
-fn default_num_threads() -> usize {
-    static REPORTED: std::sync::Once = std::sync::Once::new();
-    let fallback = || {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    };
-    match std::env::var("BLITZ_NUM_THREADS") {
-        Ok(value) => match value.trim().parse::<usize>() {
-            Ok(n) if n > 0 => n,
-            _ => {
-                let n = fallback();
-                REPORTED.call_once(|| {
-                    eprintln!(
-                        "blitz-par: ignoring BLITZ_NUM_THREADS={value:?}: expected a positive \
-                         integer; using {n} threads"
-                    )
-                });
-                n
-            }
-        },
-        Err(_) => fallback(),
-    }
-}
-
-/// Why a pool could not be built.
-#[derive(Debug)]
-pub struct ThreadPoolBuildError {
-    kind: ErrorKind,
-}
-
-#[derive(Debug)]
-enum ErrorKind {
-    GlobalPoolAlreadyInitialized,
-    IoError(std::io::Error),
-}
-
-impl fmt::Display for ThreadPoolBuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            ErrorKind::GlobalPoolAlreadyInitialized => {
-                f.write_str("the global thread pool has already been initialized")
-            }
-            ErrorKind::IoError(e) => write!(f, "could not spawn a pool thread: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ThreadPoolBuildError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ErrorKind::IoError(e) => Some(e),
-            ErrorKind::GlobalPoolAlreadyInitialized => None,
-        }
-    }
-}
-
-/// Configures and builds a [`ThreadPool`], or the global pool.
-///
-/// ```
-/// let pool = blitz_par::ThreadPoolBuilder::new()
-///     .num_threads(2)
-///     .thread_name(|i| format!("worker-{i}"))
-///     .build()
-///     .unwrap();
-/// assert_eq!(pool.current_num_threads(), 2);
-/// assert_eq!(pool.install(|| blitz_par::current_num_threads()), 2);
-/// ```
-#[derive(Default)]
-pub struct ThreadPoolBuilder {
-    num_threads: usize,
-    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    stack_size: Option<usize>,
-    start_handler: Option<ThreadHandler>,
-    exit_handler: Option<ThreadHandler>,
-    panic_handler: Option<PanicHandler>,
-}
-
-impl fmt::Debug for ThreadPoolBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ThreadPoolBuilder")
-            .field("num_threads", &self.num_threads)
-            .field("stack_size", &self.stack_size)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ThreadPoolBuilder {
-    /// A builder with default settings.
-    ///
-    /// ```
-    /// let pool = blitz_par::ThreadPoolBuilder::new().build().unwrap();
-    /// assert!(pool.current_num_threads() >= 1);
-    /// ```
-    pub fn new() -> ThreadPoolBuilder {
-        ThreadPoolBuilder::default()
-    }
-
-    /// The number of worker threads. Zero (the default) means `BLITZ_NUM_THREADS` if set to a
-    /// positive integer, else the number of CPUs.
-    ///
-    /// ```
-    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-    /// assert_eq!(pool.current_num_threads(), 3);
-    /// ```
-    pub fn num_threads(mut self, num_threads: usize) -> ThreadPoolBuilder {
-        self.num_threads = num_threads;
-        self
-    }
-
-    /// Names the worker threads: `closure(index)`.
-    ///
-    /// ```
-    /// let pool = blitz_par::ThreadPoolBuilder::new()
-    ///     .num_threads(1)
-    ///     .thread_name(|i| format!("calc-{i}"))
-    ///     .build()
-    ///     .unwrap();
-    /// let name = pool.install(|| std::thread::current().name().map(String::from));
-    /// assert_eq!(name.as_deref(), Some("calc-0"));
-    /// ```
-    pub fn thread_name<F>(mut self, closure: F) -> ThreadPoolBuilder
-    where
-        F: FnMut(usize) -> String + 'static,
-    {
-        self.thread_name = Some(Box::new(closure));
-        self
-    }
-
-    /// The stack size of the worker threads, in bytes.
-    ///
-    /// ```
-    /// let pool = blitz_par::ThreadPoolBuilder::new().stack_size(8 << 20).build().unwrap();
-    /// pool.install(|| ());
-    /// ```
-    pub fn stack_size(mut self, stack_size: usize) -> ThreadPoolBuilder {
-        self.stack_size = Some(stack_size);
-        self
-    }
-
-    /// A closure each worker thread runs when it starts, with its index.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    /// let started = Arc::new(AtomicUsize::new(0));
-    /// let s = started.clone();
-    /// let pool = blitz_par::ThreadPoolBuilder::new()
-    ///     .num_threads(2)
-    ///     .start_handler(move |_| { s.fetch_add(1, Ordering::SeqCst); })
-    ///     .build()
-    ///     .unwrap();
-    /// drop(pool); // waits for the workers
-    /// assert_eq!(started.load(Ordering::SeqCst), 2);
-    /// ```
-    pub fn start_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
-    where
-        H: Fn(usize) + Send + Sync + 'static,
-    {
-        self.start_handler = Some(Box::new(handler));
-        self
-    }
-
-    /// A closure each worker thread runs when it exits, with its index.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    /// let exited = Arc::new(AtomicUsize::new(0));
-    /// let e = exited.clone();
-    /// let pool = blitz_par::ThreadPoolBuilder::new()
-    ///     .num_threads(2)
-    ///     .exit_handler(move |_| { e.fetch_add(1, Ordering::SeqCst); })
-    ///     .build()
-    ///     .unwrap();
-    /// drop(pool);
-    /// assert_eq!(exited.load(Ordering::SeqCst), 2);
-    /// ```
-    pub fn exit_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
-    where
-        H: Fn(usize) + Send + Sync + 'static,
-    {
-        self.exit_handler = Some(Box::new(handler));
-        self
-    }
-
-    /// A closure that receives the panics of spawned jobs (`spawn`, `ThreadPool::spawn`),
-    /// which have no caller to propagate to. Without one, such a panic aborts the process.
-    ///
-    /// ```
-    /// use std::sync::mpsc;
-    /// let (tx, rx) = mpsc::channel();
-    /// let tx = std::sync::Mutex::new(tx);
-    /// let pool = blitz_par::ThreadPoolBuilder::new()
-    ///     .panic_handler(move |_| tx.lock().unwrap().send(()).unwrap())
-    ///     .build()
-    ///     .unwrap();
-    /// pool.spawn(|| panic!("boom"));
-    /// rx.recv().unwrap();
-    /// ```
-    pub fn panic_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
-    where
-        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
-    {
-        self.panic_handler = Some(Box::new(handler));
-        self
-    }
-
-    fn into_registry(self, guest_seats: usize) -> Result<Arc<Registry>, ThreadPoolBuildError> {
-        let num_threads = if self.num_threads == 0 {
-            default_num_threads()
-        } else {
-            self.num_threads
-        };
-        Registry::new(RegistryConfig {
-            num_threads,
-            guest_seats,
-            thread_name: self.thread_name,
-            stack_size: self.stack_size,
-            start_handler: self.start_handler,
-            exit_handler: self.exit_handler,
-            panic_handler: self.panic_handler,
-        })
-        .map_err(|e| ThreadPoolBuildError {
-            kind: ErrorKind::IoError(e.0),
-        })
-    }
-
-    /// rayon's deprecated scheduling hint (prefer the oldest local job). Accepted and ignored:
-    /// rayon promises nothing observable for it ("an execution hint"), and blitz-par's
-    /// workers always take their newest local job. Use `scope_fifo` / `spawn_fifo` for FIFO
-    /// order, as rayon's deprecation note says.
-    ///
-    /// ```
-    /// #[allow(deprecated)]
-    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
-    /// assert_eq!(pool.current_num_threads(), 1);
-    /// ```
-    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
-    pub fn breadth_first(self) -> ThreadPoolBuilder {
-        self
-    }
-
-    /// Builds a new pool.
-    ///
-    /// ```
-    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    /// let (a, b) = pool.join(|| 1, || 2);
-    /// assert_eq!(a + b, 3);
-    /// ```
-    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        Ok(ThreadPool {
-            registry: self.into_registry(0)?,
-        })
-    }
-
-    /// Makes this configuration the global pool's. Fails if the global pool already exists
-    /// (it starts on first use of any parallel operation, or by an earlier `build_global`).
-    ///
-    /// ```
-    /// // Some other test in this process may have started the global pool already.
-    /// let _ = blitz_par::ThreadPoolBuilder::new().num_threads(2).build_global();
-    /// assert!(blitz_par::ThreadPoolBuilder::new().build_global().is_err());
-    /// ```
-    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        let already = || ThreadPoolBuildError {
-            kind: ErrorKind::GlobalPoolAlreadyInitialized,
-        };
-        if GLOBAL.get().is_some() {
-            return Err(already());
-        }
-        let registry = self.into_registry(GLOBAL_GUEST_SEATS)?;
-        GLOBAL.set(registry).map_err(|lost| {
-            lost.terminate();
-            lost.join_threads();
-            already()
-        })
-    }
-}
-
-/// A pool of worker threads.
+/// A pool of worker threads; see [`ThreadPoolBuilder`](super::ThreadPoolBuilder).
 ///
 /// Dropping a `ThreadPool` lets its threads finish the work already given to them (spawned
-/// jobs included), then joins them: when `drop` returns, the threads have exited. (rayon's
-/// drop returns at once and lets the threads wind down in the background.) Dropped from one of
-/// its own threads (say, by a spawned job holding the last handle), it cannot wait for itself,
-/// and then returns without joining.
+/// jobs included), then waits for them: when `drop` returns, every worker has run its exit
+/// handler and left its main loop, and threads started by the default spawn handler have been
+/// joined. (rayon's drop returns at once and lets the threads wind down in the background.)
+/// Threads started by a [`spawn_handler`](super::ThreadPoolBuilder::spawn_handler) are not
+/// joined (the pool has no handle to them): code they run after
+/// [`ThreadBuilder::run`](super::ThreadBuilder::run) returns may still be running. Dropped from
+/// one of its own threads (say, by a spawned job holding the last handle), the pool cannot wait
+/// for itself, and then returns without waiting. For a pool built with
+/// [`use_current_thread`](super::ThreadPoolBuilder::use_current_thread), see that method.
 ///
 /// ```
 /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -360,7 +79,11 @@ impl std::panic::RefUnwindSafe for ThreadPool {}
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.registry.terminate();
-        self.registry.join_threads();
+        if self.registry.is_attached_here() {
+            self.registry.detach_current_thread();
+        } else {
+            self.registry.wait_for_workers();
+        }
     }
 }
 
@@ -501,30 +224,37 @@ impl ThreadPool {
         super::spawn::spawn_broadcast_in(&self.registry, op)
     }
 
-    /// `in_place_scope` on this pool. Unlike rayon's, which runs `op` on the calling thread,
-    /// `op` runs on one of this pool's threads (as with [`scope`](Self::scope)), so it must
-    /// be `Send`: the scheduler has no way to count a foreign thread's scope in another pool.
+    /// Creates a scope whose jobs run in this pool, with `op` running on the calling thread
+    /// (which need not belong to the pool, so `op` and its result need not be `Send`). The
+    /// jobs spawned in it go to this pool; at the end the calling thread waits for them:
+    /// running jobs meanwhile if it is a thread of this pool (or of another pool, whose jobs it
+    /// then runs), else blocking.
     ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let here = std::thread::current().id();
+    /// let factor = std::rc::Rc::new(2); // not `Send`: fine, `op` stays on this thread
     /// let mut v = [0; 3];
-    /// pool.in_place_scope(|s| {
+    /// let k = pool.in_place_scope(|s| {
+    ///     assert_eq!(std::thread::current().id(), here);
+    ///     let k = *factor;
     ///     for (i, x) in v.iter_mut().enumerate() {
-    ///         s.spawn(move |_| *x = i * 2);
+    ///         s.spawn(move |_| *x = i * k);
     ///     }
+    ///     factor.clone()
     /// });
     /// assert_eq!(v, [0, 2, 4]);
+    /// assert_eq!(*k, 2);
     /// ```
     pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&super::scope::Scope<'scope>) -> R + Send,
-        R: Send,
+        OP: FnOnce(&super::scope::Scope<'scope>) -> R,
     {
-        self.install(|| super::scope::in_place_scope(op))
+        super::scope::in_place_scope_in(&self.registry, op)
     }
 
-    /// `in_place_scope_fifo` on this pool (with the same difference from rayon as
-    /// [`in_place_scope`](Self::in_place_scope)).
+    /// Like [`in_place_scope`](Self::in_place_scope), for jobs spawned with
+    /// [`ScopeFifo::spawn_fifo`](super::ScopeFifo::spawn_fifo), which start in spawn order.
     ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -536,10 +266,9 @@ impl ThreadPool {
     /// ```
     pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&super::scope::ScopeFifo<'scope>) -> R + Send,
-        R: Send,
+        OP: FnOnce(&super::scope::ScopeFifo<'scope>) -> R,
     {
-        self.install(|| super::scope::in_place_scope_fifo(op))
+        super::scope::in_place_scope_fifo_in(&self.registry, op)
     }
 
     /// [`yield_now`](super::yield_now) if the calling thread belongs to this pool, else

@@ -14,16 +14,18 @@
 //! steal costs a few nanoseconds, and parallelism is still exposed where it is largest (the
 //! oldest frame, nearest the root of the recursion).
 
+use super::builder::{ThreadBuilder, ThreadSpawn};
 use super::deque::{Deque, Steal};
 use super::injector::Injector;
 use super::job::{JobHeader, JobRef};
 use super::latch::{CoreLatch, SpinLatch};
 use super::sleep::{IdleState, Sleep, SleepWord, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
 use crate::sync::{
-    ticks, AtomicBool, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering, HEARTBEAT_TICKS,
+    futex, ticks, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
+    HEARTBEAT_TICKS,
 };
 use std::any::Any;
-use std::cell::{Cell, UnsafeCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -77,6 +79,12 @@ pub(crate) struct Local {
     /// `depth < record_below`.
     pub(crate) record_below: Cell<usize>,
     pub(crate) countdown: Cell<u32>,
+    /// Frames of this thread, other than open joins (those are counted by `depth`), that keep
+    /// using this seat after running user code: a wait that runs jobs, a scope. While it is
+    /// zero and `depth` is zero, nothing on the stack refers to the seat, which is what lets
+    /// a thread that joined a pool with `use_current_thread` release the registry at once
+    /// when the pool is dropped (`Registry::detach_current_thread`).
+    holds: Cell<u32>,
     last_beat: Cell<u64>,
     beat_pending: Cell<bool>,
     rng: Cell<u64>,
@@ -90,6 +98,7 @@ impl Local {
             promoted: Cell::new(0),
             record_below: Cell::new(RECORD_WINDOW),
             countdown: Cell::new(JOINS_PER_CLOCK_READ),
+            holds: Cell::new(0),
             last_beat: Cell::new(0),
             beat_pending: Cell::new(false),
             rng: Cell::new(seed | 1),
@@ -128,6 +137,15 @@ impl Local {
     }
 }
 
+/// Counts one holder of a seat (`Local::holds`) for as long as it lives.
+pub(crate) struct SeatHold<'a>(&'a Local);
+
+impl Drop for SeatHold<'_> {
+    fn drop(&mut self) {
+        self.0.holds.set(self.0.holds.get() - 1);
+    }
+}
+
 struct LocalCell(UnsafeCell<Local>);
 // SAFETY: only the thread occupying the seat touches `Local` (Seat::local's contract).
 unsafe impl Sync for LocalCell {}
@@ -155,6 +173,34 @@ unsafe impl Send for Seat {}
 
 thread_local! {
     static CURRENT: Cell<*const Seat> = const { Cell::new(std::ptr::null()) };
+    /// The registry whose seat 0 the calling thread took with `use_current_thread`, and the
+    /// registries it left while something on its stack could still refer to their seat 0.
+    static ATTACHED: RefCell<Attachment> = const {
+        RefCell::new(Attachment {
+            registry: None,
+            retired: Vec::new(),
+        })
+    };
+}
+
+/// What keeps a registry alive for a thread that joined it with `use_current_thread`: that
+/// thread's `CURRENT` points into the registry, so it must not be freed before the thread
+/// leaves it (when the pool is dropped on that thread) or exits.
+struct Attachment {
+    registry: Option<Arc<Registry>>,
+    /// Registries left by a drop from inside a parallel operation on this thread: the outer
+    /// frames still use seat 0, so these are freed only when the thread exits.
+    retired: Vec<Arc<Registry>>,
+}
+
+impl Drop for Attachment {
+    fn drop(&mut self) {
+        // The thread is exiting while still worker 0 of a pool: leave it before the registry
+        // can be freed. (`CURRENT` has no destructor, so it is still accessible here.)
+        if self.registry.is_some() {
+            let _ = CURRENT.try_with(|c| c.set(std::ptr::null()));
+        }
+    }
 }
 
 /// The seat of the calling thread, or null outside every pool.
@@ -172,6 +218,19 @@ impl Seat {
     pub(crate) unsafe fn local(&self) -> &Local {
         // SAFETY: owner-only by contract, so no other reference exists concurrently.
         unsafe { &*self.local.0 .0.get() }
+    }
+
+    /// Records that the calling frame keeps using this seat after running user code, until the
+    /// returned guard drops (see `Local::holds`). Owner only.
+    ///
+    /// # Safety
+    /// Only the thread occupying this seat may call it.
+    #[inline]
+    pub(crate) unsafe fn hold(&self) -> SeatHold<'_> {
+        // SAFETY: owner-only by contract.
+        let local = unsafe { self.local() };
+        local.holds.set(local.holds.get() + 1);
+        SeatHold(local)
     }
 
     #[inline]
@@ -369,6 +428,8 @@ impl Seat {
 
     #[cold]
     unsafe fn wait_until_cold(&self, latch: &CoreLatch, drain: bool) {
+        // SAFETY: owner, by contract.
+        let _hold = unsafe { self.hold() };
         let registry = self.registry();
         let worker = self.is_worker();
         if worker {
@@ -460,6 +521,9 @@ pub(crate) type ThreadHandler = Box<dyn Fn(usize) + Send + Sync>;
 pub(crate) struct RegistryConfig {
     pub(crate) num_threads: usize,
     pub(crate) guest_seats: usize,
+    /// Seat 0 is left for the building thread (`use_current_thread`): no thread is spawned
+    /// for it.
+    pub(crate) use_current_thread: bool,
     pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     pub(crate) stack_size: Option<usize>,
     pub(crate) start_handler: Option<ThreadHandler>,
@@ -478,6 +542,13 @@ pub(crate) struct Registry {
     /// Reasons to keep running: the owning `ThreadPool` handle (or the global pool's
     /// permanent one) plus one per spawned job not yet finished. At zero, workers terminate.
     terminate_count: AtomicUsize,
+    /// Worker threads handed to the spawn handler (as a `ThreadBuilder`) whose main loop has
+    /// not finished: each `ThreadBuilder` counts itself out when `run` returns, or when it is
+    /// dropped without running. `wait_for_workers` futex-waits for zero. The decrement is
+    /// Release and the waiter's load Acquire, so everything a worker did (its exit handler
+    /// included) happens before `wait_for_workers` returns.
+    live_workers: AtomicU32,
+    /// Join handles of the threads the default spawn handler started.
     handles: Mutex<Vec<std::thread::JoinHandle<()>>>,
     start_handler: Option<ThreadHandler>,
     exit_handler: Option<ThreadHandler>,
@@ -489,8 +560,14 @@ pub(crate) struct Registry {
 pub(crate) struct SpawnError(pub(crate) std::io::Error);
 
 impl Registry {
-    /// Builds the registry and starts its worker threads.
-    pub(crate) fn new(mut config: RegistryConfig) -> Result<Arc<Registry>, SpawnError> {
+    /// Builds the registry and hands its worker threads to `spawn` (all but seat 0 when
+    /// `config.use_current_thread`: the caller then attaches itself with
+    /// [`attach_current_thread`](Self::attach_current_thread)). If `spawn` fails, the workers
+    /// already handed out are told to exit and waited for.
+    pub(crate) fn new<S: ThreadSpawn>(
+        mut config: RegistryConfig,
+        spawn: &mut S,
+    ) -> Result<Arc<Registry>, SpawnError> {
         // The sleep counters hold worker counts in 16 bits (sleep.rs): `max_num_threads`.
         let n = config.num_threads.clamp(1, super::MAX_NUM_THREADS);
         let guests = config.guest_seats.min(64);
@@ -518,50 +595,69 @@ impl Registry {
                 injector: Injector::new(1024),
                 sleep: Sleep::new(),
                 terminate_count: AtomicUsize::new(1),
+                live_workers: AtomicU32::new(0),
                 handles: Mutex::new(Vec::new()),
                 start_handler: config.start_handler.take(),
                 exit_handler: config.exit_handler.take(),
                 panic_handler: config.panic_handler.take(),
             }
         });
-        for index in 0..n {
-            let mut builder = std::thread::Builder::new();
-            if let Some(name) = config.thread_name.as_mut() {
-                builder = builder.name(name(index));
-            }
-            if let Some(size) = config.stack_size {
-                builder = builder.stack_size(size);
-            }
-            let r = registry.clone();
-            match builder.spawn(move || r.main_loop(index)) {
-                Ok(handle) => registry
-                    .handles
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(handle),
-                Err(e) => {
-                    // Stop the workers already started, and wait for them.
-                    registry.terminate();
-                    registry.join_threads();
-                    return Err(SpawnError(e));
-                }
+        for index in usize::from(config.use_current_thread)..n {
+            let name = config.thread_name.as_mut().map(|name| name(index));
+            let thread = ThreadBuilder::new(registry.clone(), index, name, config.stack_size);
+            if let Err(e) = spawn.spawn(thread) {
+                // Stop the workers already handed out, and wait for them.
+                registry.terminate();
+                registry.wait_for_workers();
+                return Err(SpawnError(e));
             }
         }
         Ok(registry)
     }
 
-    fn main_loop(self: Arc<Registry>, index: usize) {
+    /// The main loop of worker `index`, on the calling thread: run jobs until the pool
+    /// terminates. Called by `ThreadBuilder::run`.
+    ///
+    /// # Panics
+    /// If the calling thread already has a seat (in this or another pool).
+    pub(crate) fn main_loop(&self, index: usize) {
+        assert!(
+            current_seat().is_null(),
+            "blitz-par: ThreadBuilder::run called on a thread that already belongs to a pool"
+        );
         let seat = &self.seats[index];
         CURRENT.with(|c| c.set(seat));
         if let Some(handler) = &self.start_handler {
             self.catch_handler(|| handler(index));
         }
-        // SAFETY: this thread occupies worker seat `index` for its whole life.
+        // SAFETY: this thread occupies worker seat `index` until the end of this function.
         unsafe { seat.wait_until_cold(&seat.terminate, true) };
         if let Some(handler) = &self.exit_handler {
             self.catch_handler(|| handler(index));
         }
         CURRENT.with(|c| c.set(std::ptr::null()));
+    }
+
+    /// A `ThreadBuilder` was handed out: one more worker to wait for.
+    pub(crate) fn worker_handed_out(&self) {
+        self.live_workers.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A `ThreadBuilder` finished `run` or was dropped without running. The caller holds a
+    /// strong count, so the registry is alive for the wake after the decrement.
+    pub(crate) fn worker_exited(&self) {
+        if self.live_workers.fetch_sub(1, Ordering::Release) == 1 {
+            futex::wake_all(&self.live_workers);
+        }
+    }
+
+    /// Keeps a join handle of a thread the default spawn handler started, for
+    /// `wait_for_workers` to join.
+    pub(crate) fn add_thread_handle(&self, handle: std::thread::JoinHandle<()>) {
+        self.handles
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(handle);
     }
 
     fn catch_handler(&self, f: impl FnOnce()) {
@@ -693,8 +789,21 @@ impl Registry {
         F: FnOnce() -> R + Send,
         R: Send,
     {
+        match self.try_enter_as_guest(f, |f| f()) {
+            Ok(r) => r,
+            Err(f) => super::pool::run_on_worker_blocking(self, f),
+        }
+    }
+
+    /// Runs `f(value)` on the calling thread (outside every pool) as a guest of this registry,
+    /// or gives `value` back if no guest seat is free.
+    pub(crate) fn try_enter_as_guest<T, R>(
+        &self,
+        value: T,
+        f: impl FnOnce(T) -> R,
+    ) -> Result<R, T> {
         let Some(seat) = self.claim_guest() else {
-            return super::pool::run_on_worker_blocking(self, f);
+            return Err(value);
         };
         // SAFETY: we just claimed the seat, so this thread is its only occupant.
         let local = unsafe { seat.local() };
@@ -715,7 +824,7 @@ impl Registry {
             }
         }
         let _leave = Leave(self, seat);
-        f()
+        Ok(f(value))
     }
 
     /// One more reason to keep the workers alive (a spawned job).
@@ -737,14 +846,87 @@ impl Registry {
         }
     }
 
-    /// Waits for the worker threads to exit (unless called from one of them).
-    pub(crate) fn join_threads(&self) {
+    /// Waits until every worker handed to the spawn handler has left its main loop (after
+    /// its exit handler), then joins the threads the default spawn handler started. Returns at
+    /// once when called from one of this registry's threads, which cannot wait for itself.
+    pub(crate) fn wait_for_workers(&self) {
         if self.owns(current_seat()) {
             return;
+        }
+        loop {
+            let live = self.live_workers.load(Ordering::Acquire);
+            if live == 0 {
+                break;
+            }
+            futex::wait(&self.live_workers, live);
         }
         let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
         for handle in handles {
             let _ = handle.join();
         }
+    }
+
+    /// `use_current_thread`: the calling thread becomes worker 0. It runs no main loop; it
+    /// takes part when it waits inside the pool (a join, a scope, a broadcast).
+    ///
+    /// # Panics
+    /// If the calling thread already has a seat (the builder checks this first).
+    pub(crate) fn attach_current_thread(self: &Arc<Self>) {
+        assert!(
+            current_seat().is_null(),
+            "blitz-par: the current thread is already part of a thread pool"
+        );
+        let previous = ATTACHED.with(|a| a.borrow_mut().registry.replace(self.clone()));
+        debug_assert!(
+            previous.is_none(),
+            "a thread with no seat is attached to no pool"
+        );
+        CURRENT.with(|c| c.set(&self.seats[0]));
+    }
+
+    /// Whether the calling thread joined this registry with `use_current_thread` and is still
+    /// its worker 0.
+    pub(crate) fn is_attached_here(&self) -> bool {
+        ATTACHED
+            .try_with(|a| {
+                a.borrow()
+                    .registry
+                    .as_ref()
+                    .is_some_and(|r| std::ptr::eq(&**r, self))
+            })
+            .unwrap_or(false)
+    }
+
+    /// The pool is dropped on the thread attached to it (after `terminate`). At the top level
+    /// (nothing on the stack uses seat 0): finish the pool's work as a worker's main loop
+    /// does before exiting, leave seat 0, wait for the other workers, and release the
+    /// registry. From inside a parallel operation on this thread, the outer frames still use
+    /// seat 0: leave it without waiting (as a drop from any pool thread does) and keep the
+    /// registry alive until the thread exits.
+    pub(crate) fn detach_current_thread(&self) {
+        let seat = &self.seats[0];
+        // SAFETY: seat 0 is the calling thread's (the caller checked `is_attached_here`).
+        let local = unsafe { seat.local() };
+        let top_level = local.depth.get() == 0 && local.holds.get() == 0;
+        if top_level {
+            // SAFETY: our own seat.
+            unsafe { seat.wait_until_cold(&seat.terminate, true) };
+        }
+        CURRENT.with(|c| c.set(std::ptr::null()));
+        let registry = ATTACHED.with(|a| {
+            let mut a = a.borrow_mut();
+            let registry = a.registry.take();
+            if top_level {
+                registry
+            } else {
+                a.retired.extend(registry);
+                None
+            }
+        });
+        if top_level {
+            self.wait_for_workers();
+        }
+        // Dropped outside the `ATTACHED` borrow: the registry's handlers are user closures.
+        drop(registry);
     }
 }

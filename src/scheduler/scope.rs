@@ -70,11 +70,16 @@ impl<T> SendPtr<T> {
 }
 
 impl<'scope> ScopeBase<'scope> {
-    fn new(seat: &Seat) -> Self {
+    /// A scope whose jobs go to `registry`, owned by the calling thread: waiting in `owner`,
+    /// its seat (in `registry` or in another pool), or blocking when it has none.
+    fn new(registry: Arc<Registry>, owner: Option<&Seat>) -> Self {
         ScopeBase {
-            registry: current_registry(),
+            registry,
             panic: AtomicPtr::new(std::ptr::null_mut()),
-            latch: CountLatch::new(&seat.sleep_word),
+            latch: match owner {
+                Some(seat) => CountLatch::new(&seat.sleep_word),
+                None => CountLatch::new_blocking(),
+            },
             marker: PhantomData,
         }
     }
@@ -98,8 +103,11 @@ impl<'scope> ScopeBase<'scope> {
     }
 
     /// Runs the body, waits for every job, then returns the body's result or re-raises the
-    /// first panic.
-    fn complete<R>(&self, seat: &Seat, body: impl FnOnce() -> R) -> R {
+    /// first panic. `owner` is the calling thread's seat, as given to `new`.
+    fn complete<R>(&self, owner: Option<&Seat>, body: impl FnOnce() -> R) -> R {
+        // The wait below uses the seat after the body (user code) ran.
+        // SAFETY: `owner` is the calling thread's own seat.
+        let _hold = owner.map(|seat| unsafe { seat.hold() });
         let result = match catch_unwind(AssertUnwindSafe(body)) {
             Ok(r) => Some(r),
             Err(payload) => {
@@ -109,8 +117,11 @@ impl<'scope> ScopeBase<'scope> {
         };
         // SAFETY: the latch lives in `self` until we return; our own count.
         unsafe { CountLatch::decrement(&self.latch) };
-        // SAFETY: `seat` is the calling thread's own seat.
-        unsafe { seat.wait_until(&self.latch.latch.core) };
+        match owner {
+            // SAFETY: `seat` is the calling thread's own seat.
+            Some(seat) => unsafe { seat.wait_until(self.latch.seat_latch()) },
+            None => self.latch.wait_blocking(),
+        }
         let panic = self.panic.swap(std::ptr::null_mut(), Ordering::AcqRel);
         if !panic.is_null() {
             // SAFETY: stored by store_panic, taken once by the swap.
@@ -297,25 +308,89 @@ where
         // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
         let seat = unsafe { &*current_seat() };
         let scope = Scope {
-            base: ScopeBase::new(seat),
+            base: ScopeBase::new(current_registry(), Some(seat)),
         };
-        scope.base.complete(seat, || op(&scope))
+        scope.base.complete(Some(seat), || op(&scope))
     })
 }
 
-/// Same as [`scope`]: in blitz-par every scope runs its body on the calling thread.
+/// Like [`scope`], with `op` always running on the calling thread, so that neither `op` nor
+/// its result need be `Send` (as in rayon). The scope belongs to the calling thread's pool
+/// (the global pool outside any pool). Outside every pool the calling thread takes part in
+/// the global pool for the duration of the call, as with `scope`; if the global pool's 64
+/// guest places are all taken, its jobs go to the pool's workers and the calling thread
+/// blocks at the end of the scope until they are done.
 ///
 /// ```
+/// let here = std::thread::current().id();
+/// let name = std::rc::Rc::new("not Send"); // `op` may capture it: it stays on this thread
 /// let mut x = 0;
-/// blitz_par::in_place_scope(|s| s.spawn(|_| x += 1));
-/// assert_eq!(x, 1);
+/// let len = blitz_par::in_place_scope(|s| {
+///     assert_eq!(std::thread::current().id(), here);
+///     s.spawn(|_| x += 1);
+///     name.len()
+/// });
+/// assert_eq!((x, len), (1, 8));
 /// ```
 pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&Scope<'scope>) -> R,
 {
-    scope(op)
+    in_place_scope_in(&current_registry(), op)
+}
+
+/// `in_place_scope` with jobs going to `registry`.
+pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    in_place(registry, op, |registry, owner, op| {
+        let scope = Scope {
+            base: ScopeBase::new(registry, owner),
+        };
+        scope.base.complete(owner, || op(&scope))
+    })
+}
+
+/// `in_place_scope_fifo` with jobs going to `registry`.
+pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Arc<Registry>, op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    in_place(registry, op, |registry, owner, op| {
+        let scope = ScopeFifo {
+            ticket: JobHeader {
+                execute: ScopeFifo::run_ticket,
+            },
+            fifo: Injector::new(64),
+            base: ScopeBase::new(registry, owner),
+        };
+        scope.base.complete(owner, || op(&scope))
+    })
+}
+
+/// Runs `run(registry, owner, op)` on the calling thread, where `owner` is where the thread
+/// waits for the scope's jobs: its own seat if it has one (in `registry` or in another pool,
+/// as `install` from another pool waits); else a guest seat of `registry` if one is free (only
+/// the global pool has them); else none, and the scope's owner blocks.
+fn in_place<OP, R>(
+    registry: &Arc<Registry>,
+    op: OP,
+    run: impl FnOnce(Arc<Registry>, Option<&Seat>, OP) -> R,
+) -> R {
+    let seat = current_seat();
+    if !seat.is_null() {
+        // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this call.
+        return run(registry.clone(), Some(unsafe { &*seat }), op);
+    }
+    match registry.try_enter_as_guest((op, run), |(op, run)| {
+        // SAFETY: `try_enter_as_guest` gave the calling thread a seat for this closure.
+        let seat = unsafe { &*current_seat() };
+        run(registry.clone(), Some(seat), op)
+    }) {
+        Ok(result) => result,
+        Err((op, run)) => run(registry.clone(), None, op),
+    }
 }
 
 /// Like [`scope`], for jobs spawned with [`ScopeFifo::spawn_fifo`], which start in spawn
@@ -343,23 +418,28 @@ where
                 execute: ScopeFifo::run_ticket,
             },
             fifo: Injector::new(64),
-            base: ScopeBase::new(seat),
+            base: ScopeBase::new(current_registry(), Some(seat)),
         };
-        scope.base.complete(seat, || op(&scope))
+        scope.base.complete(Some(seat), || op(&scope))
     })
 }
 
-/// Same as [`scope_fifo`].
+/// Like [`scope_fifo`], with `op` always running on the calling thread, so that neither `op`
+/// nor its result need be `Send` (see [`in_place_scope`]).
 ///
 /// ```
+/// let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new())); // not Send
 /// let mut x = 0;
-/// blitz_par::in_place_scope_fifo(|s| s.spawn_fifo(|_| x += 1));
+/// blitz_par::in_place_scope_fifo(|s| {
+///     s.spawn_fifo(|_| x += 1);
+///     log.borrow_mut().push("spawned");
+/// });
 /// assert_eq!(x, 1);
+/// assert_eq!(*log.borrow(), ["spawned"]);
 /// ```
 pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
 where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
-    scope_fifo(op)
+    in_place_scope_fifo_in(&current_registry(), op)
 }

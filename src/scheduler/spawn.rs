@@ -234,7 +234,7 @@ where
     // SAFETY: our own count; the latch outlives the wait.
     unsafe { CountLatch::decrement(&latch) };
     // SAFETY: our own seat.
-    unsafe { seat.wait_until(&latch.latch.core) };
+    unsafe { seat.wait_until(latch.seat_latch()) };
     let mut results = Vec::with_capacity(n);
     let mut panic = None;
     for job in jobs {

@@ -1,7 +1,7 @@
 //! Scheduler tests that look at internal state: workers fall asleep when idle, the heartbeat
 //! wakes them for long work, guests leave no trace.
 
-use super::pool::ThreadPoolBuilder;
+use super::builder::ThreadPoolBuilder;
 use super::registry::current_seat;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

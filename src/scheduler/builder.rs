@@ -1,0 +1,725 @@
+//! Building pools: [`ThreadPoolBuilder`], the [`ThreadBuilder`] a custom spawn handler
+//! receives, and [`ThreadPoolBuildError`].
+//!
+//! The builder is generic over how worker threads are started, as rayon's is: `DefaultSpawn`
+//! starts them with `std::thread::Builder` and keeps their join handles; `CustomSpawn` calls
+//! the closure given to [`ThreadPoolBuilder::spawn_handler`]. Both are hidden (they are named
+//! only through the `S` parameter), like rayon's. Whoever starts a thread, the registry counts
+//! every `ThreadBuilder` handed out until it has finished [`ThreadBuilder::run`] (or was
+//! dropped unrun), so that dropping a pool can wait for its workers without owning their
+//! join handles (`README.md`, "Termination").
+
+use super::pool::{ThreadPool, GLOBAL};
+use super::registry::{
+    current_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GLOBAL_GUEST_SEATS,
+};
+use std::any::Any;
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+/// The number of threads the global pool uses when none is configured: `BLITZ_NUM_THREADS`
+/// if it holds a positive integer, else `std::thread::available_parallelism()`. An unusable
+/// value is reported on stderr once.
+fn default_num_threads() -> usize {
+    static REPORTED: std::sync::Once = std::sync::Once::new();
+    let fallback = || {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    match std::env::var("BLITZ_NUM_THREADS") {
+        Ok(value) => match value.trim().parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                let n = fallback();
+                REPORTED.call_once(|| {
+                    eprintln!(
+                        "blitz-par: ignoring BLITZ_NUM_THREADS={value:?}: expected a positive \
+                         integer; using {n} threads"
+                    )
+                });
+                n
+            }
+        },
+        Err(_) => fallback(),
+    }
+}
+
+/// Why a pool could not be built.
+#[derive(Debug)]
+pub struct ThreadPoolBuildError {
+    kind: ErrorKind,
+}
+
+#[derive(Debug)]
+enum ErrorKind {
+    GlobalPoolAlreadyInitialized,
+    CurrentThreadAlreadyInPool,
+    IoError(io::Error),
+}
+
+impl ThreadPoolBuildError {
+    fn new(kind: ErrorKind) -> ThreadPoolBuildError {
+        ThreadPoolBuildError { kind }
+    }
+}
+
+impl fmt::Display for ThreadPoolBuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::GlobalPoolAlreadyInitialized => {
+                f.write_str("the global thread pool has already been initialized")
+            }
+            ErrorKind::CurrentThreadAlreadyInPool => {
+                f.write_str("the current thread is already part of a thread pool")
+            }
+            ErrorKind::IoError(e) => write!(f, "could not spawn a pool thread: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ThreadPoolBuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::IoError(e) => Some(e),
+            ErrorKind::GlobalPoolAlreadyInitialized | ErrorKind::CurrentThreadAlreadyInPool => None,
+        }
+    }
+}
+
+/// How a builder starts its worker threads: the default (`std::thread`) or the closure given
+/// to [`ThreadPoolBuilder::spawn_handler`]. An implementation detail, as in rayon: this trait
+/// cannot be named or implemented outside blitz-par.
+pub trait ThreadSpawn {
+    /// Starts a thread that calls `thread.run()`.
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<()>;
+}
+
+/// The default spawn handler: a `std::thread` per worker, with the configured name and stack
+/// size, joined when the pool is dropped.
+#[derive(Debug, Default)]
+pub struct DefaultSpawn;
+
+impl ThreadSpawn for DefaultSpawn {
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<()> {
+        let mut builder = std::thread::Builder::new();
+        if let Some(name) = thread.name() {
+            builder = builder.name(name.to_owned());
+        }
+        if let Some(size) = thread.stack_size() {
+            builder = builder.stack_size(size);
+        }
+        let registry = thread.registry.clone();
+        let handle = builder.spawn(move || thread.run())?;
+        registry.add_thread_handle(handle);
+        Ok(())
+    }
+}
+
+/// A spawn handler given to [`ThreadPoolBuilder::spawn_handler`].
+#[derive(Debug)]
+pub struct CustomSpawn<F>(F);
+
+impl<F> ThreadSpawn for CustomSpawn<F>
+where
+    F: FnMut(ThreadBuilder) -> io::Result<()>,
+{
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<()> {
+        (self.0)(thread)
+    }
+}
+
+/// One worker of a pool being built, handed to the spawn handler (see
+/// [`ThreadPoolBuilder::spawn_handler`]), which must start a thread that calls
+/// [`run`](Self::run).
+///
+/// A `ThreadBuilder` is `Send`, so it can be moved to the thread that will run it. Dropping it
+/// without calling `run` leaves its worker seat empty: the pool then has one thread fewer
+/// than it reports, and jobs addressed to that worker alone (a broadcast) never run.
+///
+/// ```
+/// let pool = blitz_par::ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .thread_name(|i| format!("w{i}"))
+///     .spawn_handler(|thread| {
+///         assert_eq!(thread.name(), Some(format!("w{}", thread.index()).as_str()));
+///         std::thread::spawn(move || thread.run());
+///         Ok(())
+///     })
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.broadcast(|ctx| ctx.index()), [0, 1]);
+/// ```
+pub struct ThreadBuilder {
+    name: Option<String>,
+    stack_size: Option<usize>,
+    index: usize,
+    /// Counted in the registry's live workers from creation until this is dropped (at the
+    /// end of `run`, or unrun).
+    registry: Arc<Registry>,
+}
+
+impl ThreadBuilder {
+    pub(crate) fn new(
+        registry: Arc<Registry>,
+        index: usize,
+        name: Option<String>,
+        stack_size: Option<usize>,
+    ) -> ThreadBuilder {
+        registry.worker_handed_out();
+        ThreadBuilder {
+            name,
+            stack_size,
+            index,
+            registry,
+        }
+    }
+
+    /// The index of this worker in its pool: what
+    /// [`current_thread_index`](crate::current_thread_index) returns on it.
+    ///
+    /// ```
+    /// let mut seen = Vec::new();
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         seen.push(thread.index());
+    ///         std::thread::spawn(move || thread.run());
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(seen, [0, 1]);
+    /// # drop(pool);
+    /// ```
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The name [`ThreadPoolBuilder::thread_name`] gave this worker, if any.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("calc-{i}"))
+    ///     .spawn_handler(|thread| {
+    ///         let name = thread.name().map(str::to_owned);
+    ///         assert_eq!(name.as_deref(), Some("calc-0"));
+    ///         std::thread::Builder::new().name(name.unwrap()).spawn(move || thread.run())?;
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(String::from));
+    /// assert_eq!(name.as_deref(), Some("calc-0"));
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The stack size [`ThreadPoolBuilder::stack_size`] asked for, if any.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .stack_size(4 << 20)
+    ///     .spawn_handler(|thread| {
+    ///         let size = thread.stack_size().unwrap();
+    ///         assert_eq!(size, 4 << 20);
+    ///         std::thread::Builder::new().stack_size(size).spawn(move || thread.run())?;
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.install(|| ());
+    /// ```
+    pub fn stack_size(&self) -> Option<usize> {
+        self.stack_size
+    }
+
+    /// Runs this worker on the calling thread: its start handler, then the work-stealing loop
+    /// until the pool is dropped and its work is done, then its exit handler. Returns when the
+    /// worker has exited.
+    ///
+    /// # Panics
+    /// If the calling thread already belongs to a pool (it is a worker, or runs parallel work
+    /// as a guest of the global pool, or joined a pool with
+    /// [`use_current_thread`](ThreadPoolBuilder::use_current_thread)).
+    ///
+    /// ```
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .spawn_handler(move |thread| {
+    ///         let tx = tx.clone();
+    ///         std::thread::spawn(move || {
+    ///             thread.run(); // returns once the pool has been dropped
+    ///             tx.send("worker done").unwrap();
+    ///         });
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool);
+    /// assert_eq!(rx.recv().unwrap(), "worker done");
+    /// ```
+    pub fn run(self) {
+        self.registry.main_loop(self.index);
+    }
+}
+
+impl Drop for ThreadBuilder {
+    fn drop(&mut self) {
+        self.registry.worker_exited();
+    }
+}
+
+impl fmt::Debug for ThreadBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadBuilder")
+            .field("index", &self.index)
+            .field("name", &self.name)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures and builds a [`ThreadPool`], or the global pool.
+///
+/// `S` says how worker threads are started: by default with `std::thread`; after
+/// [`spawn_handler`](Self::spawn_handler), with the given closure.
+///
+/// ```
+/// let pool = blitz_par::ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .thread_name(|i| format!("worker-{i}"))
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.current_num_threads(), 2);
+/// assert_eq!(pool.install(|| blitz_par::current_num_threads()), 2);
+/// ```
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
+    num_threads: usize,
+    use_current_thread: bool,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
+    panic_handler: Option<PanicHandler>,
+    spawn_handler: S,
+}
+
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            num_threads: 0,
+            use_current_thread: false,
+            thread_name: None,
+            stack_size: None,
+            start_handler: None,
+            exit_handler: None,
+            panic_handler: None,
+            spawn_handler: DefaultSpawn,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
+            .field("use_current_thread", &self.use_current_thread)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with default settings.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().build().unwrap();
+    /// assert!(pool.current_num_threads() >= 1);
+    /// ```
+    pub fn new() -> ThreadPoolBuilder {
+        ThreadPoolBuilder::default()
+    }
+
+    /// Builds a pool whose threads are scoped threads of the calling function, so that they
+    /// may borrow from its stack; runs `with_pool` with it and returns its result. Every
+    /// worker thread runs `wrapper(thread_builder)`, which sets up whatever the thread needs
+    /// (say, a thread-local value) and must call [`ThreadBuilder::run`] to take part in the
+    /// pool. All threads have exited when this returns.
+    ///
+    /// Errors are those of [`build`](Self::build) (a thread that could not be started, or
+    /// [`use_current_thread`](Self::use_current_thread) on a thread already in a pool). If
+    /// `with_pool` or a `wrapper` panics, the panic is propagated once every thread has
+    /// exited.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// thread_local!(static SHARE: Cell<u64> = const { Cell::new(0) });
+    ///
+    /// let weights = vec![1u64, 10, 100];
+    /// let weights = &weights; // the workers borrow from this stack frame
+    /// let total = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(3)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             SHARE.with(|s| s.set(weights[thread.index()]));
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.broadcast(|_| SHARE.with(Cell::get)).iter().sum::<u64>(),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(total, 111);
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, ThreadPoolBuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        let wrapper = &wrapper;
+        std::thread::scope(|scope| {
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        builder = builder.stack_size(size);
+                    }
+                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            // Dropping the pool (also when `with_pool` panics) waits for every worker to leave
+            // `run`; the scope then joins the threads.
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// The number of worker threads. Zero (the default) means `BLITZ_NUM_THREADS` if set to a
+    /// positive integer, else the number of CPUs.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 3);
+    /// ```
+    pub fn num_threads(mut self, num_threads: usize) -> Self {
+        self.num_threads = num_threads;
+        self
+    }
+
+    /// Makes the calling thread (the one that calls `build`, `build_global` or
+    /// `build_scoped`) worker 0 of the new pool. It is not spawned: the spawn handler, the
+    /// start handler and the exit handler are not called for it, and `thread_name` and
+    /// `stack_size` do not apply to it. The other `num_threads - 1` workers start as usual.
+    ///
+    /// From then on the calling thread is a thread of the pool: `current_thread_index()`
+    /// is `Some(0)` on it, `install` runs its closure directly, and `join`, scopes and
+    /// parallel iterators it calls run in this pool. It runs no work-stealing loop of its own,
+    /// though: it takes jobs (its share of a `broadcast` included) only while it waits inside
+    /// the pool (in a `join` whose second closure was taken by another worker, at the end of a
+    /// scope or a broadcast, or in [`yield_now`](crate::yield_now)). A pool of one thread
+    /// built this way runs work from other threads (`spawn`, `install` from outside) only then.
+    ///
+    /// Building fails if the calling thread already belongs to a pool (also while it runs
+    /// parallel work as a guest of the global pool).
+    ///
+    /// Dropping the pool on this thread, outside any parallel operation, first runs the work
+    /// left for the pool (as each worker does before exiting), then waits for the other
+    /// workers, and leaves the thread outside every pool again, so it may build another pool
+    /// this way. (rayon keeps the thread in the pool and leaks the pool's state for the rest of
+    /// the thread's life.) Two cases keep part of that: dropped from inside a parallel
+    /// operation running on this thread, the pool is left without waiting (as when a pool is
+    /// dropped from one of its own threads), and its bookkeeping (not its threads) is freed
+    /// only when the thread exits; dropped on another thread, the pool's other workers exit
+    /// but this thread stays worker 0 of the finished pool until it exits, and parallel
+    /// operations it starts then run on it alone (a broadcast would wait forever for the
+    /// missing workers).
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .use_current_thread()
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.current_thread_index(), Some(0));
+    /// assert_eq!(blitz_par::current_thread_index(), Some(0));
+    /// let (a, b) = pool.join(|| 1, || 2);
+    /// assert_eq!(a + b, 3);
+    /// drop(pool);
+    /// assert_eq!(blitz_par::current_thread_index(), None);
+    /// ```
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
+        self
+    }
+
+    /// Names the worker threads: `closure(index)`.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .thread_name(|i| format!("calc-{i}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(String::from));
+    /// assert_eq!(name.as_deref(), Some("calc-0"));
+    /// ```
+    pub fn thread_name<F>(mut self, closure: F) -> Self
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        self.thread_name = Some(Box::new(closure));
+        self
+    }
+
+    /// The stack size of the worker threads, in bytes.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().stack_size(8 << 20).build().unwrap();
+    /// pool.install(|| ());
+    /// ```
+    pub fn stack_size(mut self, stack_size: usize) -> Self {
+        self.stack_size = Some(stack_size);
+        self
+    }
+
+    /// A closure each worker thread runs when it starts, with its index.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let s = started.clone();
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .start_handler(move |_| { s.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // waits for the workers
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn start_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// A closure each worker thread runs when it exits, with its index.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let exited = Arc::new(AtomicUsize::new(0));
+    /// let e = exited.clone();
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .exit_handler(move |_| { e.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool);
+    /// assert_eq!(exited.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn exit_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// A closure that receives the panics of spawned jobs (`spawn`, `ThreadPool::spawn`),
+    /// which have no caller to propagate to. Without one, such a panic aborts the process.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .panic_handler(move |_| tx.lock().unwrap().send(()).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("boom"));
+    /// rx.recv().unwrap();
+    /// ```
+    pub fn panic_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// Starts the worker threads with `spawn` instead of `std::thread::spawn`: it is called
+    /// once per worker, on the thread that builds the pool, with a [`ThreadBuilder`], and must
+    /// start a thread that calls [`ThreadBuilder::run`] (or return an error). This lets the
+    /// threads come from elsewhere (another thread API, a thread with special setup).
+    ///
+    /// If `spawn` returns an error, building fails with a [`ThreadPoolBuildError`] whose
+    /// [`source`](std::error::Error::source) is that error, after the workers already started
+    /// have been told to exit and have left [`ThreadBuilder::run`] (a `ThreadBuilder` that
+    /// `spawn` kept without running it must be dropped for this to happen).
+    ///
+    /// Dropping the pool waits until every worker has left `run` (its exit handler has run),
+    /// not for the threads themselves to end: code after `run` in a thread may still be
+    /// running, so join the threads yourself if you need that.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let handles = Mutex::new(Vec::new());
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         let mut b = std::thread::Builder::new();
+    ///         if let Some(name) = thread.name() {
+    ///             b = b.name(name.to_owned());
+    ///         }
+    ///         if let Some(size) = thread.stack_size() {
+    ///             b = b.stack_size(size);
+    ///         }
+    ///         handles.lock().unwrap().push(b.spawn(|| thread.run())?);
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| blitz_par::join(|| 1, || 2)), (1, 2));
+    /// drop(pool);
+    /// for handle in handles.into_inner().unwrap() {
+    ///     handle.join().unwrap();
+    /// }
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            num_threads: self.num_threads,
+            use_current_thread: self.use_current_thread,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
+            panic_handler: self.panic_handler,
+            spawn_handler: CustomSpawn(spawn),
+        }
+    }
+
+    /// rayon's deprecated scheduling hint (prefer the oldest local job). Accepted and ignored:
+    /// rayon promises nothing observable for it ("an execution hint"), and blitz-par's
+    /// workers always take their newest local job. Use `scope_fifo` / `spawn_fifo` for FIFO
+    /// order, as rayon's deprecation note says.
+    ///
+    /// ```
+    /// #[allow(deprecated)]
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 1);
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(self) -> Self {
+        self
+    }
+}
+
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
+    /// Builds the registry and starts its workers (all but seat 0 with `use_current_thread`;
+    /// the caller attaches itself once the registry is in place).
+    pub(crate) fn into_registry(
+        self,
+        guest_seats: usize,
+    ) -> Result<Arc<Registry>, ThreadPoolBuildError> {
+        let ThreadPoolBuilder {
+            num_threads,
+            use_current_thread,
+            thread_name,
+            stack_size,
+            start_handler,
+            exit_handler,
+            panic_handler,
+            mut spawn_handler,
+        } = self;
+        if use_current_thread && !current_seat().is_null() {
+            return Err(ThreadPoolBuildError::new(
+                ErrorKind::CurrentThreadAlreadyInPool,
+            ));
+        }
+        let num_threads = if num_threads == 0 {
+            default_num_threads()
+        } else {
+            num_threads
+        };
+        let config = RegistryConfig {
+            num_threads,
+            guest_seats,
+            use_current_thread,
+            thread_name,
+            stack_size,
+            start_handler,
+            exit_handler,
+            panic_handler,
+        };
+        Registry::new(config, &mut spawn_handler)
+            .map_err(|e| ThreadPoolBuildError::new(ErrorKind::IoError(e.0)))
+    }
+
+    /// Builds a new pool.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (a, b) = pool.join(|| 1, || 2);
+    /// assert_eq!(a + b, 3);
+    /// ```
+    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
+        let attach = self.use_current_thread;
+        let registry = self.into_registry(0)?;
+        if attach {
+            registry.attach_current_thread();
+        }
+        Ok(ThreadPool { registry })
+    }
+
+    /// Makes this configuration the global pool's. Fails if the global pool already exists
+    /// (it starts on first use of any parallel operation, or by an earlier `build_global`).
+    ///
+    /// ```
+    /// // Some other test in this process may have started the global pool already.
+    /// let _ = blitz_par::ThreadPoolBuilder::new().num_threads(2).build_global();
+    /// assert!(blitz_par::ThreadPoolBuilder::new().build_global().is_err());
+    /// ```
+    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
+        let already = || ThreadPoolBuildError::new(ErrorKind::GlobalPoolAlreadyInitialized);
+        if GLOBAL.get().is_some() {
+            return Err(already());
+        }
+        let attach = self.use_current_thread;
+        let registry = self.into_registry(GLOBAL_GUEST_SEATS)?;
+        match GLOBAL.set(registry) {
+            Ok(()) => {
+                if attach {
+                    // The global pool is never dropped: the thread stays its worker 0 until
+                    // it exits.
+                    GLOBAL.get().expect("just set").attach_current_thread();
+                }
+                Ok(())
+            }
+            Err(lost) => {
+                lost.terminate();
+                lost.wait_for_workers();
+                Err(already())
+            }
+        }
+    }
+}
+
+/// The global pool's configuration when nothing else was asked for.
+pub(crate) fn default_global_registry() -> Result<Arc<Registry>, ThreadPoolBuildError> {
+    ThreadPoolBuilder::new().into_registry(GLOBAL_GUEST_SEATS)
+}
