@@ -7,7 +7,8 @@
 //! - `latch.rs`: the 4-state core latch, count latch, blocking latch;
 //! - `sleep.rs`: the sleep/wake protocol (jobs event counter, futex sleep words);
 //! - `injector.rs`: the MPMC queue for work from outside the pool;
-//! - `registry.rs`: seats, worker main loop, guests, work finding, splitting and heartbeat;
+//! - `registry/`: seats, guests, work finding, splitting and heartbeat (`mod.rs`); building a
+//!   registry, the worker main loop, termination and `use_current_thread` (`lifecycle.rs`);
 //! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
 //! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive.
 

@@ -13,21 +13,26 @@
 //! by the heartbeat when sleeping workers should be woken. So a join that nobody needs to
 //! steal costs a few nanoseconds, and parallelism is still exposed where it is largest (the
 //! oldest frame, nearest the root of the recursion).
+//!
+//! Building a registry, the workers' main loop, termination and `use_current_thread` are in
+//! `lifecycle.rs`.
 
-use super::builder::{ThreadBuilder, ThreadSpawn};
+mod lifecycle;
+
+pub(crate) use lifecycle::RegistryConfig;
+
 use super::deque::{Deque, Steal};
 use super::injector::Injector;
 use super::job::{JobHeader, JobRef};
 use super::latch::{CoreLatch, SpinLatch};
 use super::sleep::{IdleState, Sleep, SleepWord, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
 use crate::sync::{
-    futex, ticks, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
+    ticks, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
     HEARTBEAT_TICKS,
 };
 use std::any::Any;
-use std::cell::{Cell, RefCell, UnsafeCell};
+use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 /// How many join frames per seat can be recorded (and so promoted). A join opened while this
 /// many are recorded runs unrecorded (see `RECORD_WINDOW`).
@@ -173,34 +178,6 @@ unsafe impl Send for Seat {}
 
 thread_local! {
     static CURRENT: Cell<*const Seat> = const { Cell::new(std::ptr::null()) };
-    /// The registry whose seat 0 the calling thread took with `use_current_thread`, and the
-    /// registries it left while something on its stack could still refer to their seat 0.
-    static ATTACHED: RefCell<Attachment> = const {
-        RefCell::new(Attachment {
-            registry: None,
-            retired: Vec::new(),
-        })
-    };
-}
-
-/// What keeps a registry alive for a thread that joined it with `use_current_thread`: that
-/// thread's `CURRENT` points into the registry, so it must not be freed before the thread
-/// leaves it (when the pool is dropped on that thread) or exits.
-struct Attachment {
-    registry: Option<Arc<Registry>>,
-    /// Registries left by a drop from inside a parallel operation on this thread: the outer
-    /// frames still use seat 0, so these are freed only when the thread exits.
-    retired: Vec<Arc<Registry>>,
-}
-
-impl Drop for Attachment {
-    fn drop(&mut self) {
-        // The thread is exiting while still worker 0 of a pool: leave it before the registry
-        // can be freed. (`CURRENT` has no destructor, so it is still accessible here.)
-        if self.registry.is_some() {
-            let _ = CURRENT.try_with(|c| c.set(std::ptr::null()));
-        }
-    }
 }
 
 /// The seat of the calling thread, or null outside every pool.
@@ -516,21 +493,6 @@ pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 /// A pool's thread start or exit handler.
 pub(crate) type ThreadHandler = Box<dyn Fn(usize) + Send + Sync>;
 
-/// Handlers and settings a registry is built with (from `ThreadPoolBuilder`).
-#[derive(Default)]
-pub(crate) struct RegistryConfig {
-    pub(crate) num_threads: usize,
-    pub(crate) guest_seats: usize,
-    /// Seat 0 is left for the building thread (`use_current_thread`): no thread is spawned
-    /// for it.
-    pub(crate) use_current_thread: bool,
-    pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    pub(crate) stack_size: Option<usize>,
-    pub(crate) start_handler: Option<ThreadHandler>,
-    pub(crate) exit_handler: Option<ThreadHandler>,
-    pub(crate) panic_handler: Option<PanicHandler>,
-}
-
 /// A pool's shared state.
 pub(crate) struct Registry {
     seats: Box<[Seat]>,
@@ -555,117 +517,7 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
 }
 
-/// Spawning a worker thread failed.
-#[derive(Debug)]
-pub(crate) struct SpawnError(pub(crate) std::io::Error);
-
 impl Registry {
-    /// Builds the registry and hands its worker threads to `spawn` (all but seat 0 when
-    /// `config.use_current_thread`: the caller then attaches itself with
-    /// [`attach_current_thread`](Self::attach_current_thread)). If `spawn` fails, the workers
-    /// already handed out are told to exit and waited for.
-    pub(crate) fn new<S: ThreadSpawn>(
-        mut config: RegistryConfig,
-        spawn: &mut S,
-    ) -> Result<Arc<Registry>, SpawnError> {
-        // The sleep counters hold worker counts in 16 bits (sleep.rs): `max_num_threads`.
-        let n = config.num_threads.clamp(1, super::MAX_NUM_THREADS);
-        let guests = config.guest_seats.min(64);
-        let registry = Arc::new_cyclic(|weak| {
-            let ptr = weak.as_ptr();
-            let seats = (0..n + guests)
-                .map(|index| Seat {
-                    deque: Deque::new(),
-                    split_request: CachePadded(AtomicBool::new(false)),
-                    sleep_word: CachePadded(SleepWord::new()),
-                    local: CachePadded(LocalCell(UnsafeCell::new(Local::new(
-                        0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index as u64 + 1),
-                    )))),
-                    terminate: CoreLatch::new(),
-                    inbox: Injector::new(if index < n { 16 } else { 2 }),
-                    registry: ptr,
-                    index,
-                })
-                .collect();
-            Registry {
-                seats,
-                num_workers: n,
-                guest_mask: AtomicU64::new(0),
-                active_guests: AtomicUsize::new(0),
-                injector: Injector::new(1024),
-                sleep: Sleep::new(),
-                terminate_count: AtomicUsize::new(1),
-                live_workers: AtomicU32::new(0),
-                handles: Mutex::new(Vec::new()),
-                start_handler: config.start_handler.take(),
-                exit_handler: config.exit_handler.take(),
-                panic_handler: config.panic_handler.take(),
-            }
-        });
-        for index in usize::from(config.use_current_thread)..n {
-            let name = config.thread_name.as_mut().map(|name| name(index));
-            let thread = ThreadBuilder::new(registry.clone(), index, name, config.stack_size);
-            if let Err(e) = spawn.spawn(thread) {
-                // Stop the workers already handed out, and wait for them.
-                registry.terminate();
-                registry.wait_for_workers();
-                return Err(SpawnError(e));
-            }
-        }
-        Ok(registry)
-    }
-
-    /// The main loop of worker `index`, on the calling thread: run jobs until the pool
-    /// terminates. Called by `ThreadBuilder::run`.
-    ///
-    /// # Panics
-    /// If the calling thread already has a seat (in this or another pool).
-    pub(crate) fn main_loop(&self, index: usize) {
-        assert!(
-            current_seat().is_null(),
-            "blitz-par: ThreadBuilder::run called on a thread that already belongs to a pool"
-        );
-        let seat = &self.seats[index];
-        CURRENT.with(|c| c.set(seat));
-        if let Some(handler) = &self.start_handler {
-            self.catch_handler(|| handler(index));
-        }
-        // SAFETY: this thread occupies worker seat `index` until the end of this function.
-        unsafe { seat.wait_until_cold(&seat.terminate, true) };
-        if let Some(handler) = &self.exit_handler {
-            self.catch_handler(|| handler(index));
-        }
-        CURRENT.with(|c| c.set(std::ptr::null()));
-    }
-
-    /// A `ThreadBuilder` was handed out: one more worker to wait for.
-    pub(crate) fn worker_handed_out(&self) {
-        self.live_workers.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// A `ThreadBuilder` finished `run` or was dropped without running. The caller holds a
-    /// strong count, so the registry is alive for the wake after the decrement.
-    pub(crate) fn worker_exited(&self) {
-        if self.live_workers.fetch_sub(1, Ordering::Release) == 1 {
-            futex::wake_all(&self.live_workers);
-        }
-    }
-
-    /// Keeps a join handle of a thread the default spawn handler started, for
-    /// `wait_for_workers` to join.
-    pub(crate) fn add_thread_handle(&self, handle: std::thread::JoinHandle<()>) {
-        self.handles
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(handle);
-    }
-
-    fn catch_handler(&self, f: impl FnOnce()) {
-        if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-            self.handle_panic(payload);
-        }
-    }
-
     /// A panic nobody can receive (from a spawned job or a handler): give it to the panic
     /// handler, or abort as rayon does when there is none.
     pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
@@ -825,108 +677,5 @@ impl Registry {
         }
         let _leave = Leave(self, seat);
         Ok(f(value))
-    }
-
-    /// One more reason to keep the workers alive (a spawned job).
-    pub(crate) fn increment_terminate_count(&self) {
-        self.terminate_count.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// One reason fewer; the last one tells every worker to exit once out of work.
-    pub(crate) fn terminate(&self) {
-        if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
-            for seat in &self.seats[..self.num_workers] {
-                if seat.terminate.set() {
-                    seat.sleep_word.wake();
-                }
-                // A worker may be sleeping on a different latch (a join); wake it anyway so
-                // that it notices termination once it returns to its main loop.
-                seat.sleep_word.wake();
-            }
-        }
-    }
-
-    /// Waits until every worker handed to the spawn handler has left its main loop (after
-    /// its exit handler), then joins the threads the default spawn handler started. Returns at
-    /// once when called from one of this registry's threads, which cannot wait for itself.
-    pub(crate) fn wait_for_workers(&self) {
-        if self.owns(current_seat()) {
-            return;
-        }
-        loop {
-            let live = self.live_workers.load(Ordering::Acquire);
-            if live == 0 {
-                break;
-            }
-            futex::wait(&self.live_workers, live);
-        }
-        let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
-        for handle in handles {
-            let _ = handle.join();
-        }
-    }
-
-    /// `use_current_thread`: the calling thread becomes worker 0. It runs no main loop; it
-    /// takes part when it waits inside the pool (a join, a scope, a broadcast).
-    ///
-    /// # Panics
-    /// If the calling thread already has a seat (the builder checks this first).
-    pub(crate) fn attach_current_thread(self: &Arc<Self>) {
-        assert!(
-            current_seat().is_null(),
-            "blitz-par: the current thread is already part of a thread pool"
-        );
-        let previous = ATTACHED.with(|a| a.borrow_mut().registry.replace(self.clone()));
-        debug_assert!(
-            previous.is_none(),
-            "a thread with no seat is attached to no pool"
-        );
-        CURRENT.with(|c| c.set(&self.seats[0]));
-    }
-
-    /// Whether the calling thread joined this registry with `use_current_thread` and is still
-    /// its worker 0.
-    pub(crate) fn is_attached_here(&self) -> bool {
-        ATTACHED
-            .try_with(|a| {
-                a.borrow()
-                    .registry
-                    .as_ref()
-                    .is_some_and(|r| std::ptr::eq(&**r, self))
-            })
-            .unwrap_or(false)
-    }
-
-    /// The pool is dropped on the thread attached to it (after `terminate`). At the top level
-    /// (nothing on the stack uses seat 0): finish the pool's work as a worker's main loop
-    /// does before exiting, leave seat 0, wait for the other workers, and release the
-    /// registry. From inside a parallel operation on this thread, the outer frames still use
-    /// seat 0: leave it without waiting (as a drop from any pool thread does) and keep the
-    /// registry alive until the thread exits.
-    pub(crate) fn detach_current_thread(&self) {
-        let seat = &self.seats[0];
-        // SAFETY: seat 0 is the calling thread's (the caller checked `is_attached_here`).
-        let local = unsafe { seat.local() };
-        let top_level = local.depth.get() == 0 && local.holds.get() == 0;
-        if top_level {
-            // SAFETY: our own seat.
-            unsafe { seat.wait_until_cold(&seat.terminate, true) };
-        }
-        CURRENT.with(|c| c.set(std::ptr::null()));
-        let registry = ATTACHED.with(|a| {
-            let mut a = a.borrow_mut();
-            let registry = a.registry.take();
-            if top_level {
-                registry
-            } else {
-                a.retired.extend(registry);
-                None
-            }
-        });
-        if top_level {
-            self.wait_for_workers();
-        }
-        // Dropped outside the `ATTACHED` borrow: the registry's handlers are user closures.
-        drop(registry);
     }
 }
