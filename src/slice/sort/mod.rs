@@ -72,6 +72,9 @@ pub(crate) struct Tuning {
     pub radix_small: usize,
     /// Radix sort: histogram/scatter blocks per thread.
     pub radix_blocks_per_thread: usize,
+    /// Merging runs: bytes of keys per piece of the multiway merge (a piece and its working
+    /// space should fit in a core's L2 cache).
+    pub merge_piece_bytes: usize,
 }
 
 impl Tuning {
@@ -89,6 +92,7 @@ impl Tuning {
         radix_parallel_below: 64 * 1024,
         radix_small: 16,
         radix_blocks_per_thread: 2,
+        merge_piece_bytes: 128 * 1024,
     };
 }
 

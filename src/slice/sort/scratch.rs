@@ -67,7 +67,7 @@ impl<T> Scratch<T> {
             any(target_arch = "x86_64", target_arch = "aarch64"),
             not(miri)
         ))]
-        if layout.size() >= huge_pages::MAP_AT_LEAST_BYTES
+        if layout.size() >= huge_pages::map_at_least_bytes(zeroed)
             && layout.align() <= huge_pages::HUGE_PAGE
         {
             if let Some((base, mapped_len, aligned)) = huge_pages::map(layout.size()) {
@@ -151,9 +151,25 @@ impl<T> Drop for Scratch<T> {
 mod huge_pages {
     use std::ptr::NonNull;
 
-    /// Below this many bytes a buffer comes from the global allocator: a huge page would be
-    /// mostly unused, and a few hundred small faults cost little next to the sort.
-    pub(super) const MAP_AT_LEAST_BYTES: usize = 4 << 20;
+    /// Below this many bytes a buffer comes from the global allocator.
+    ///
+    /// A zeroed buffer is mapped from 4 MiB: below, a huge page would be mostly unused and a
+    /// few hundred small faults cost little next to the sort; above, fresh pages (zeroed by
+    /// the kernel at each thread's first write, in parallel) beat `alloc_zeroed`, which may
+    /// hand back recycled memory and clear it on the calling thread alone.
+    ///
+    /// An uninitialised buffer is mapped from 32 MiB: below, allocators keep freed blocks for
+    /// reuse (glibc's adaptive mmap threshold rises to 32 MiB), so a sort that follows another
+    /// gets memory whose pages are already there, with no faults and no zeroing at all.
+    /// Blocks above it usually go straight to `mmap` whatever we do, and huge pages make
+    /// their faults 512 times fewer.
+    pub(super) fn map_at_least_bytes(zeroed: bool) -> usize {
+        if zeroed {
+            4 << 20
+        } else {
+            32 << 20
+        }
+    }
 
     /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages.
     pub(super) const HUGE_PAGE: usize = 2 << 20;

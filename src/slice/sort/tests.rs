@@ -20,6 +20,7 @@ const TINY: Tuning = Tuning {
     radix_parallel_below: 8,
     radix_small: 3,
     radix_blocks_per_thread: 2,
+    merge_piece_bytes: 24,
 };
 
 /// Lengths to try: all small ones, then a few larger.
@@ -329,6 +330,39 @@ fn merging_runs_sorts_any_input() {
             runs::par_merge_runs(&mut got, &TINY);
             assert_eq!(got, expected, "runs i16 {name} {len}");
         }
+    }
+}
+
+#[test]
+fn merging_runs_gives_up_above_the_cap_untouched() {
+    // 20 ascending runs of 50 keys, then 19 with an organ pipe's descending half in front.
+    let sawtooth: Vec<u64> = (0..1000).map(|i| i % 50).collect();
+    let mut got = sawtooth.clone();
+    assert!(!runs::try_par_merge_runs(&mut got, 16, &TINY));
+    assert_eq!(got, sawtooth);
+    assert!(runs::try_par_merge_runs(&mut got, 20, &TINY));
+    let mut expected = sawtooth.clone();
+    expected.sort();
+    assert_eq!(got, expected);
+    // Odd and even numbers of merge levels, with descending runs among them.
+    for runs_wanted in 1..=9u64 {
+        let input: Vec<u64> = (0..runs_wanted * 37)
+            .map(|i| {
+                if (i / 37) % 2 == 1 {
+                    1000 - i % 37
+                } else {
+                    i % 37 * 3
+                }
+            })
+            .collect();
+        let mut got = input.clone();
+        assert!(
+            runs::try_par_merge_runs(&mut got, 9, &TINY),
+            "{runs_wanted}"
+        );
+        let mut expected = input;
+        expected.sort();
+        assert_eq!(got, expected, "{runs_wanted}");
     }
 }
 
