@@ -215,19 +215,18 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
         v.sort_unstable_by_key(|k| k.bits());
         return;
     }
-    // A sorted slice starts with its least key, a reversed one with its greatest: look for
-    // the one that the ends allow.
-    if v[0].bits() <= v[v.len() - 1].bits() {
-        if par_ascending(v, tuning) {
-            return;
-        }
-    } else if try_par_reverse_descending(v, tuning) {
+    // A reversed slice starts with its greatest key: if the ends allow it, try reversing
+    // (one pass that checks and swaps at once, undone if the slice does not descend).
+    if v[0].bits() > v[v.len() - 1].bits() && try_par_reverse_descending(v, tuning) {
         // Non-increasing; equal keys are identical, so reversing sorted it.
         return;
     }
+    // Sorted input is one run (found in one vectorised pass, with nothing to merge); organ
+    // pipes and appended sorted data are a few. Random input gives up within a few hundred
+    // keys per block.
     if super::runs::try_par_merge_runs(v, FEW_RUNS, tuning) {
-        // A few ascending and descending runs (organ pipe, appended sorted data): reversing
-        // and merging them takes fewer passes than a radix sort makes.
+        // A few ascending and descending runs: reversing and merging them takes fewer passes
+        // than a radix sort makes.
         return;
     }
     if super::counting::try_counting_sort(v, tuning) {
@@ -314,35 +313,11 @@ pub(super) fn fit_interpolation<K: RadixKey>(v: &[K]) -> Option<Interpolation> {
     (most <= 4 * samples.div_ceil(GROUPS) + 8).then_some(interpolation)
 }
 
-/// Whether `v` is non-decreasing; parallel, and each piece stops at its first
-/// counterexample, so random input costs almost nothing.
-fn par_ascending<K: RadixKey>(v: &[K], tuning: &Tuning) -> bool {
-    if v.len() <= tuning.radix_parallel_below {
-        poll_scheduler();
-        return ascending(v);
-    }
-    let mid = v.len() / 2;
-    let (low, high) = v.split_at(mid);
-    if low[low.len() - 1].bits() > high[0].bits() {
-        return false;
-    }
-    let (low, high) = crate::join(
-        || par_ascending(low, tuning),
-        || par_ascending(high, tuning),
-    );
-    low && high
-}
-
-/// `par_ascending` for one thread.
-fn ascending<K: RadixKey>(v: &[K]) -> bool {
-    pairs_in_order::<K, false>(v)
-}
-
 /// Whether every pair of neighbours in `v` is in order: non-decreasing bits, or
 /// non-increasing if `DESCENDING`. Dispatches to a copy of [`pairs_in_order_portable`] compiled
 /// for AVX2 when the CPU has it: baseline x86-64 has no 64-bit vector compare, so the portable
 /// copy compares one or two keys per instruction and the AVX2 one four.
-fn pairs_in_order<K: RadixKey, const DESCENDING: bool>(v: &[K]) -> bool {
+pub(super) fn pairs_in_order<K: RadixKey, const DESCENDING: bool>(v: &[K]) -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         if std::arch::is_x86_feature_detected!("avx2") {

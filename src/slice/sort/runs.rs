@@ -23,7 +23,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::radix::{par_swap_mirrored, radix_block_len, RadixKey};
+use super::radix::{pairs_in_order, par_swap_mirrored, radix_block_len, RadixKey};
 use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 
@@ -188,6 +188,56 @@ fn par_copy_into<K: RadixKey>(
     );
 }
 
+/// Keys per chunk that `run_end` and `equal_run_end` check at once.
+const CHUNK: usize = 256;
+
+/// The first index from `end` on (`0 < end`) whose key differs from `v[end - 1]`, or
+/// `v.len()`; a chunk at a time while whole chunks are equal (branch-free), then key by key.
+fn equal_run_end<K: RadixKey>(v: &[K], mut end: usize) -> usize {
+    let key = v[end - 1].bits();
+    while v.len() - end >= CHUNK
+        && v[end..end + CHUNK]
+            .iter()
+            .fold(true, |equal, k| equal & (k.bits() == key))
+    {
+        end += CHUNK;
+    }
+    while end < v.len() && v[end].bits() == key {
+        end += 1;
+    }
+    end
+}
+
+/// Where the run that goes on in direction `descending` up to `end` (`0 < end`) ends: the
+/// first index from `end` on whose key breaks the direction against the one before, or
+/// `v.len()`. Skips ahead a chunk at a time while a branch-free check (vectorised) finds the
+/// chunk's pairs in order, then steps key by key.
+fn run_end<K: RadixKey>(v: &[K], mut end: usize, descending: bool) -> usize {
+    while v.len() - end >= CHUNK {
+        // The chunk's keys and the one before them: `CHUNK` pairs.
+        let chunk = &v[end - 1..end + CHUNK];
+        let in_order = if descending {
+            pairs_in_order::<K, true>(chunk)
+        } else {
+            pairs_in_order::<K, false>(chunk)
+        };
+        if !in_order {
+            break;
+        }
+        end += CHUNK;
+    }
+    if descending {
+        while end < v.len() && v[end].bits() <= v[end - 1].bits() {
+            end += 1;
+        }
+    } else {
+        while end < v.len() && v[end].bits() >= v[end - 1].bits() {
+            end += 1;
+        }
+    }
+    end
+}
+
 /// The runs of `v` (which starts at index `offset` of the whole slice), found in blocks of
 /// `block_len` keys in parallel and joined across the blocks' boundaries; `None` if there are
 /// more than `max_runs` (each block stops looking once it has found more).
@@ -239,20 +289,9 @@ fn find_runs<K: RadixKey>(v: &[K], offset: usize, max_runs: usize) -> Option<Vec
         if runs.len() == max_runs {
             return None;
         }
-        let mut end = start + 1;
-        while end < v.len() && v[end].bits() == v[end - 1].bits() {
-            end += 1;
-        }
+        let mut end = equal_run_end(v, start + 1);
         let descending = end < v.len() && v[end].bits() < v[end - 1].bits();
-        if descending {
-            while end < v.len() && v[end].bits() <= v[end - 1].bits() {
-                end += 1;
-            }
-        } else {
-            while end < v.len() && v[end].bits() >= v[end - 1].bits() {
-                end += 1;
-            }
-        }
+        end = run_end(v, end, descending);
         runs.push(Run {
             start: offset + start,
             end: offset + end,
