@@ -191,6 +191,10 @@ impl Pacer {
         let first = self.done == 0;
         self.done += n;
         self.since_mark += n;
+        if remaining == 0 {
+            // The loop is over: nothing would use a reading (a 1,000-item sum makes 5).
+            return;
+        }
         let mut pause = false;
         let (rate_ticks, rate_items) = self.rate;
         let worth_reading = rate_items > 0
