@@ -32,7 +32,7 @@ impl SleepWord {
 
     /// Sleeper: mark itself blocked (published by the SeqCst operation that follows).
     #[inline]
-    fn block(&self) {
+    pub(crate) fn block(&self) {
         self.state.store(BLOCKED, Ordering::SeqCst);
     }
 
@@ -49,6 +49,12 @@ impl SleepWord {
         while self.state.load(Ordering::Acquire) == BLOCKED {
             futex::wait(&self.state, BLOCKED);
         }
+    }
+
+    /// Whether the word is BLOCKED (for the loom models).
+    #[cfg(test)]
+    pub(crate) fn is_blocked(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == BLOCKED
     }
 
     /// Waker: wake the thread if it is blocked. Returns whether it was.
