@@ -13,7 +13,7 @@
 //!   decrements the sleeping count itself once it runs again.
 
 use super::latch::CoreLatch;
-use crate::sync::{fence, futex, AtomicU32, AtomicU64, CachePadded, Ordering};
+use crate::sync::{fence, futex, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering};
 
 const AWAKE: u32 = 0;
 const BLOCKED: u32 = 1;
@@ -247,6 +247,12 @@ impl Sleep {
         injector_has_jobs: impl Fn() -> bool,
     ) {
         if !latch.get_sleepy() {
+            if !latch.probe() {
+                // WAKING: a setter found us asleep, woke us and is about to store SET. Let it
+                // run, and search from the yielding rounds meanwhile (not a tight loop).
+                idle.rounds = SPIN_ROUNDS;
+                yield_now();
+            }
             return;
         }
         // BLOCKED before the latch CAS and the counters CAS, so that a setter or poster that
@@ -292,6 +298,10 @@ impl Sleep {
     /// until `latch` is set.
     pub(crate) fn sleep_on_latch(latch: &CoreLatch, word: &SleepWord) {
         if !latch.get_sleepy() {
+            if !latch.probe() {
+                // WAKING: the setter stores SET right after its wake; let it run.
+                yield_now();
+            }
             return;
         }
         word.block();
