@@ -366,6 +366,59 @@ fn install_from_another_pool_and_thread_indices() {
     assert_eq!(a.install(|| 5), 5);
 }
 
+/// A thread waiting in its own pool's seat for another pool (`install`, `in_place_scope`,
+/// `broadcast` into another pool) returns as soon as it reads its latch SET, and its pool may
+/// then be dropped and freed at once, sleep word included: the other pool's worker, which set
+/// the latch, must be done with that word by then (scheduler README, "Jobs and latches").
+/// Short-lived pools installing into each other from several threads, each dropped right
+/// after; every other round the waits are long enough for the waiter to fall asleep.
+#[test]
+fn cross_pool_waits_then_the_waiting_pool_is_dropped() {
+    let rounds = if cfg!(miri) { 2 } else { 60 };
+    std::thread::scope(|s| {
+        for t in 0..4usize {
+            s.spawn(move || {
+                for round in 0..rounds {
+                    let nap = Duration::from_micros(if round % 2 == 0 { 0 } else { 1000 });
+                    let other = pool(1);
+                    // This thread becomes worker 0 of `mine` and waits for `other` in seat 0.
+                    let mine = ThreadPoolBuilder::new()
+                        .num_threads(1)
+                        .use_current_thread()
+                        .build()
+                        .unwrap();
+                    let r = other.install(|| {
+                        std::thread::sleep(nap);
+                        t + round
+                    });
+                    assert_eq!(r, t + round);
+                    let mut x = 0;
+                    other.in_place_scope(|sc| {
+                        sc.spawn(|_| {
+                            std::thread::sleep(nap);
+                            x = 1;
+                        })
+                    });
+                    assert_eq!(x, 1);
+                    // No other worker to wait for: seat 0 is freed at once.
+                    drop(mine);
+                    // A spawned worker of `theirs` waits for `other`; then `theirs` goes.
+                    let theirs = pool(2);
+                    let r = theirs.install(|| {
+                        other.broadcast(|ctx| {
+                            std::thread::sleep(nap);
+                            ctx.index()
+                        })
+                    });
+                    assert_eq!(r, [0]);
+                    drop(theirs);
+                    drop(other);
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn many_outside_threads_join_at_once() {
     // More outside threads than guest seats: the extra ones fall back to injection.

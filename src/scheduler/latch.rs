@@ -9,9 +9,11 @@
 //! - [`BlockingLatch`]: for a thread with no seat in any pool (it cannot help with work while
 //!   waiting): spins briefly, then sleeps on a futex.
 //!
-//! The rule for every latch: once `set` has made the latch SET, the setter never touches the
-//! latch again, because the waiter may return and free it at once. So the setter reads what it
-//! needs (the owner's sleep word) before the final swap.
+//! The rule for every latch: the store that lets the waiter return (SET) is the setter's last
+//! access to anything of the waiter's, because the waiter may return at once and free the
+//! latch, and then its seat, sleep word included (its pool may be dropped). So a setter that
+//! must wake the waiter does so *before* that store, with the latch in the intermediate state
+//! WAKING, which the waiter does not take for SET (`scheduler/README.md`, "Jobs and latches").
 
 use super::sleep::SleepWord;
 use crate::sync::{futex, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
@@ -20,9 +22,12 @@ const UNSET: u32 = 0;
 const SLEEPY: u32 = 1;
 const SLEEPING: u32 = 2;
 const SET: u32 = 3;
+/// Being set: the setter found the waiter SLEEPING and is waking it; SET follows.
+const WAKING: u32 = 4;
 
-/// The 4-state latch. Only the waiting thread moves it between UNSET, SLEEPY and SLEEPING;
-/// any thread moves it to SET, once.
+/// The 4-state latch (plus WAKING, the setter's step between SLEEPING and SET). Only the
+/// waiting thread moves it between UNSET, SLEEPY and SLEEPING; one setter moves it to SET
+/// (through WAKING if the waiter was SLEEPING).
 pub(crate) struct CoreLatch {
     state: AtomicU32,
 }
@@ -80,11 +85,50 @@ impl CoreLatch {
         }
     }
 
-    /// Sets the latch; returns whether the waiter was SLEEPING and so needs a wake-up.
-    /// AcqRel: Release publishes the setter's writes to the waiter's Acquire `probe`.
+    /// Sets the latch, and wakes `owner` (the waiting thread's sleep word) first if the waiter
+    /// is SLEEPING. Returns whether it was.
+    ///
+    /// The waiter returns once it reads SET, and may then free the latch and its seat (the
+    /// sleep word with it); so SET is stored last. A waiter found SLEEPING is first moved to
+    /// WAKING (not SET for `probe`, and the waiter neither sleeps nor leaves in it), woken, and
+    /// only then released. Orderings: the CAS to WAKING is Acquire, reading from the waiter's
+    /// SeqCst `fall_asleep`, which follows its BLOCKED store, so the wake's CAS finds the word
+    /// BLOCKED unless another waker got there first; the store of SET (or the CAS to SET when
+    /// no wake is needed) is Release, pairing with the waiter's Acquire `probe`, so the waiter
+    /// sees everything the setter wrote before setting (a job's result).
+    ///
+    /// # Safety
+    /// `this` and `owner` are alive on entry, and stay alive until the latch is SET: `this` is
+    /// freed at the earliest when its waiter returns, `owner` when the waiter's thread has left
+    /// its seat, both only after the waiter has read SET.
     #[inline]
-    pub(crate) fn set(&self) -> bool {
-        self.state.swap(SET, Ordering::AcqRel) == SLEEPING
+    pub(crate) unsafe fn set_and_wake(this: *const CoreLatch, owner: *const SleepWord) -> bool {
+        // SAFETY: alive until the final store below, by contract. (Not used after that store.)
+        let state = unsafe { &(*this).state };
+        let mut current = UNSET;
+        loop {
+            if current == SLEEPING {
+                match state.compare_exchange(SLEEPING, WAKING, Ordering::Acquire, Ordering::Relaxed)
+                {
+                    Ok(_) => {
+                        // SAFETY: the latch is not SET yet, so its waiter has not returned and
+                        // `owner` is alive (contract).
+                        unsafe { (*owner).wake() };
+                        state.store(SET, Ordering::Release);
+                        return true;
+                    }
+                    Err(now) => current = now,
+                }
+            } else {
+                debug_assert!(current < SET, "a latch is set once");
+                match state.compare_exchange(current, SET, Ordering::Release, Ordering::Relaxed) {
+                    Ok(_) => return false,
+                    // The waiter moved (UNSET -> SLEEPY -> SLEEPING, or back to UNSET): retry
+                    // from its new state. It moves only a few times per sleep, so this ends.
+                    Err(now) => current = now,
+                }
+            }
+        }
     }
 }
 
@@ -108,21 +152,24 @@ impl SpinLatch {
         std::ptr::eq(self.owner.load(Ordering::Relaxed), word)
     }
 
-    /// Sets the latch and wakes its owner if it sleeps.
+    /// Sets the latch and wakes its owner if it sleeps (see [`CoreLatch::set_and_wake`]).
     ///
     /// # Safety
-    /// `self` is alive on entry (it may be freed by the owner as soon as the swap lands), and
-    /// the owner's sleep word outlives the call (sleep words live in the registry's seats).
+    /// `this` is alive on entry; it may be freed by the owner as soon as it is SET. Its owner
+    /// is the thread waiting on it, in the seat whose sleep word it names (so that word is
+    /// alive until the latch is SET: the thread cannot leave the seat before).
     #[inline]
     pub(crate) unsafe fn set(this: *const SpinLatch) {
-        // SAFETY: alive on entry, by contract. Read the owner before the swap: afterwards the
-        // latch may be gone.
-        let owner = unsafe { (*this).owner.load(Ordering::Relaxed) };
-        // SAFETY: as above.
-        if unsafe { (*this).core.set() } {
-            // SAFETY: sleep words outlive every latch that names them.
-            unsafe { (*owner).wake() };
-        }
+        // SAFETY: alive on entry, by contract.
+        let (core, owner) = unsafe {
+            (
+                &raw const (*this).core,
+                (*this).owner.load(Ordering::Relaxed),
+            )
+        };
+        // SAFETY: the latch is alive until SET (contract), and its owner's sleep word too, as
+        // the owner waits in its seat until it reads SET; `set_and_wake` stores SET last.
+        unsafe { CoreLatch::set_and_wake(core, owner) };
     }
 }
 
@@ -207,7 +254,8 @@ impl CountLatch {
         // writes are visible to the one that reaches zero, which publishes them via set.
         if unsafe { (*this).counter.fetch_sub(1, Ordering::AcqRel) } == 1 {
             // SAFETY: we own the final count; the latch is alive until it is set, and each
-            // inner `set` touches nothing of it after its final swap.
+            // inner `set` touches nothing of it (nor of its owner's seat) after its final
+            // store or swap.
             unsafe {
                 match &(*this).target {
                     CountTarget::Seat(latch) => SpinLatch::set(latch),
@@ -286,17 +334,41 @@ mod tests {
 
     #[test]
     fn core_latch_states() {
+        let word = SleepWord::new();
         let l = CoreLatch::new();
         assert!(!l.probe());
         assert!(l.get_sleepy());
+        word.block();
         assert!(l.fall_asleep());
-        assert!(l.set(), "setter sees the sleeper");
+        // SAFETY: the latch and the word live for the whole test.
+        let woke = unsafe { CoreLatch::set_and_wake(&l, &word) };
+        assert!(woke, "setter sees the sleeper");
+        assert!(!word.is_blocked(), "and wakes it before the latch is SET");
         assert!(l.probe());
         assert!(!l.get_sleepy());
         let l = CoreLatch::new();
         assert!(l.get_sleepy());
-        assert!(!l.set(), "a sleepy (not yet sleeping) waiter needs no wake");
+        // SAFETY: as above.
+        let woke = unsafe { CoreLatch::set_and_wake(&l, &word) };
+        assert!(!woke, "a sleepy (not yet sleeping) waiter needs no wake");
         assert!(!l.fall_asleep(), "and then it does not fall asleep");
+    }
+
+    #[test]
+    fn waking_is_not_set_and_blocks_sleep() {
+        let l = CoreLatch::new();
+        assert!(l.get_sleepy());
+        assert!(l.fall_asleep());
+        // What a setter does first when it finds the waiter asleep.
+        l.state.store(WAKING, Ordering::Relaxed);
+        assert!(
+            !l.probe(),
+            "the waiter may not leave while the setter wakes it"
+        );
+        l.wake_up();
+        assert!(!l.get_sleepy(), "nor go to sleep again");
+        l.state.store(SET, Ordering::Release);
+        assert!(l.probe());
     }
 
     #[test]

@@ -122,4 +122,46 @@ mod models {
             poster.join().unwrap();
         });
     }
+
+    /// A worker waiting on a latch set by another thread (a worker of another pool, for
+    /// `install` and `in_place_scope` across pools) may return as soon as it sees the latch set,
+    /// and then its seat, sleep word included, may be freed (its pool dropped) and the memory
+    /// reused. So once the waiter can leave, the setter must not touch the sleep word again.
+    /// Reuse is modelled by the waiter blocking the word again after it left: a late wake by
+    /// the setter would move it back to AWAKE.
+    #[test]
+    fn latch_setter_leaves_the_sleep_word_alone_once_the_waiter_can_leave() {
+        loom::model(|| {
+            let sleep = Arc::new(Sleep::new());
+            let word = Arc::new(SleepWord::new());
+            let latch = Arc::new(SpinLatch::new(&word));
+            let setter = {
+                let (latch, word) = (latch.clone(), word.clone());
+                thread::spawn(move || {
+                    // SAFETY: the Arcs keep the latch and the word alive in the model; the
+                    // assertion below checks what the scheduler relies on instead.
+                    unsafe { SpinLatch::set(&*latch) };
+                    drop(word);
+                })
+            };
+            // The waiter: a worker's wait (`Seat::wait_until`), which may sleep on its word.
+            let mut idle = IdleState::new();
+            sleep.start_looking();
+            sleep.announce_sleepy(&mut idle);
+            while !latch.core.probe() {
+                sleep.sleep(&mut idle, &latch.core, &word, || false);
+                if idle.rounds != 0 {
+                    sleep.announce_sleepy(&mut idle);
+                }
+            }
+            sleep.work_found();
+            // The waiter has left: its word now belongs to someone else, who blocks on it.
+            word.block();
+            setter.join().unwrap();
+            assert!(
+                word.is_blocked(),
+                "the setter touched the waiter's sleep word after the waiter could leave"
+            );
+        });
+    }
 }

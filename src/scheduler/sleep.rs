@@ -13,7 +13,7 @@
 //!   decrements the sleeping count itself once it runs again.
 
 use super::latch::CoreLatch;
-use crate::sync::{fence, futex, AtomicU32, AtomicU64, CachePadded, Ordering};
+use crate::sync::{fence, futex, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering};
 
 const AWAKE: u32 = 0;
 const BLOCKED: u32 = 1;
@@ -32,7 +32,7 @@ impl SleepWord {
 
     /// Sleeper: mark itself blocked (published by the SeqCst operation that follows).
     #[inline]
-    fn block(&self) {
+    pub(crate) fn block(&self) {
         self.state.store(BLOCKED, Ordering::SeqCst);
     }
 
@@ -49,6 +49,12 @@ impl SleepWord {
         while self.state.load(Ordering::Acquire) == BLOCKED {
             futex::wait(&self.state, BLOCKED);
         }
+    }
+
+    /// Whether the word is BLOCKED (for the loom models).
+    #[cfg(test)]
+    pub(crate) fn is_blocked(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == BLOCKED
     }
 
     /// Waker: wake the thread if it is blocked. Returns whether it was.
@@ -241,6 +247,12 @@ impl Sleep {
         injector_has_jobs: impl Fn() -> bool,
     ) {
         if !latch.get_sleepy() {
+            if !latch.probe() {
+                // WAKING: a setter found us asleep, woke us and is about to store SET. Let it
+                // run, and search from the yielding rounds meanwhile (not a tight loop).
+                idle.rounds = SPIN_ROUNDS;
+                yield_now();
+            }
             return;
         }
         // BLOCKED before the latch CAS and the counters CAS, so that a setter or poster that
@@ -286,6 +298,10 @@ impl Sleep {
     /// until `latch` is set.
     pub(crate) fn sleep_on_latch(latch: &CoreLatch, word: &SleepWord) {
         if !latch.get_sleepy() {
+            if !latch.probe() {
+                // WAKING: the setter stores SET right after its wake; let it run.
+                yield_now();
+            }
             return;
         }
         word.block();

@@ -75,6 +75,16 @@ pub(crate) mod futex {
     pub(crate) fn wake_all(_atomic: *const AtomicU32) {}
 }
 
+/// Gives the core to another runnable thread (under loom: lets the model run another thread,
+/// so that a wait for another thread's next step is not an endless spin).
+#[inline]
+pub(crate) fn yield_now() {
+    #[cfg(not(loom))]
+    std::thread::yield_now();
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}
+
 /// Pads and aligns a value to 128 bytes, so that two values written by different threads never
 /// share a cache line (128 rather than 64: adjacent-line prefetchers on x86 pull pairs of lines,
 /// and Apple's cores have 128-byte lines).

@@ -178,9 +178,9 @@ impl Registry {
     pub(crate) fn terminate(&self) {
         if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
             for seat in &self.seats[..self.num_workers] {
-                if seat.terminate.set() {
-                    seat.sleep_word.wake();
-                }
+                // SAFETY: the seat's latch and sleep word live as long as the registry, which
+                // the caller holds.
+                unsafe { CoreLatch::set_and_wake(&seat.terminate, &*seat.sleep_word) };
                 // A worker may be sleeping on a different latch (a join); wake it anyway so
                 // that it notices termination once it returns to its main loop.
                 seat.sleep_word.wake();
