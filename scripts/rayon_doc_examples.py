@@ -10,9 +10,8 @@ crate with one test per example, depending on this repository by path:
 
 An example that fails to compile names a gap in blitz-par's rayon API; one that fails at run
 time, a difference in behaviour. Left out: examples rayon itself does not compile (`ignore`,
-`compile_fail`, `text`, `ascii`, `notrust`), those that need other crates (`rand`, `scoped_tls`), and those of
-`ThreadPoolBuilder::spawn_handler` / `build_scoped`, which blitz-par does not have (see the
-CHANGELOG). Examples that build the global pool are `#[ignore]`d: all examples share one
+`compile_fail`, `text`, `ascii`, `notrust`) and those that need other crates (`rand`,
+`scoped_tls`). Examples that build the global pool are `#[ignore]`d: all examples share one
 process here, and the global pool can be built once.
 """
 import glob
@@ -75,7 +74,6 @@ def rewrite(body):
 
 
 NEEDS_OTHER_CRATES = ("rand::", "scoped_tls::")
-NOT_IN_BLITZ = ("spawn_handler", "build_scoped")
 
 items = ["#![allow(unused, deprecated, clippy::all)]"]
 left_out = []
@@ -83,7 +81,7 @@ n = 0
 for label, root in (("rayon", newest("rayon")), ("rayon-core", newest("rayon-core"))):
     for where, attrs, body in examples(root, label):
         text = rewrite(body)
-        if any(k in text for k in NEEDS_OTHER_CRATES + NOT_IN_BLITZ):
+        if any(k in text for k in NEEDS_OTHER_CRATES):
             left_out.append(where)
             continue
         items.append(

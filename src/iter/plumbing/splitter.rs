@@ -219,7 +219,13 @@ impl Pacer {
             // Multiplied out: a 128-bit division is a call into the runtime library.
             pause = u128::from(spent) * (n as u128) > u128::from(SETTLED_TICKS) * (items as u128);
         }
-        if n >= self.chunk && !pause {
+        // The first chunk of a loop is repeated before the doubling starts, so that chunks
+        // start at power-of-two offsets from the loop's start (1, 2, 4, ... for a fresh
+        // pacer; multiples of the chunk size once it pauses). From a well-aligned start (a
+        // `Vec`'s), a chunk's vector loop then reads whole aligned blocks: with starts at
+        // 1, 3, 7, ... every fourth 16-byte load of an `i64` sum crossed a cache line, and a
+        // 100,000-item sum ran 40% slower than one fold of it on the 16-core Xeon.
+        if n >= self.chunk && !pause && !first {
             self.chunk = self.chunk.saturating_mul(2);
         }
     }
@@ -547,6 +553,9 @@ mod tests {
         p.start_loop();
         p.since_mark = MANY;
         p.record(1, usize::MAX);
+        assert_eq!(p.chunk, 1, "the first chunk is repeated");
+        p.record(1, usize::MAX);
+        assert_eq!(p.chunk, 2);
         p.record(2, usize::MAX);
         assert_eq!(p.chunk, 4);
         // A slow span pauses the growth; the next fast one resumes it.
