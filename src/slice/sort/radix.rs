@@ -34,6 +34,7 @@
 
 use std::any::TypeId;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::scratch::Scratch;
@@ -817,17 +818,57 @@ fn par_buckets<K: RadixKey>(
 
 /// Copies `from` into `to` (same length), in parallel.
 pub(super) fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
-    if from.len() <= tuning.radix_parallel_below {
+    // SAFETY: the copy stores only keys (copies of `from`'s).
+    par_copy_into(from, unsafe { as_uninit_mut(to) }, false, tuning);
+}
+
+/// Copies `from` into `to`, or its reversal if `reverse`, in parallel.
+pub(super) fn par_copy_into<K: RadixKey>(
+    from: &[K],
+    to: &mut [MaybeUninit<K>],
+    reverse: bool,
+    tuning: &Tuning,
+) {
+    debug_assert_eq!(from.len(), to.len());
+    let len = from.len();
+    if len <= tuning.radix_parallel_below {
         poll_scheduler();
-        to.copy_from_slice(from);
+        if reverse {
+            for (slot, &key) in to.iter_mut().zip(from.iter().rev()) {
+                slot.write(key);
+            }
+        } else {
+            for (slot, &key) in to.iter_mut().zip(from) {
+                slot.write(key);
+            }
+        }
         return;
     }
-    let mid = from.len() / 2;
+    let mid = len / 2;
     let (to_low, to_high) = to.split_at_mut(mid);
+    // Reversed, the front of `to` takes the back of `from`.
+    let (from_low, from_high) = if reverse {
+        let (high, low) = from.split_at(len - mid);
+        (low, high)
+    } else {
+        from.split_at(mid)
+    };
     crate::join(
-        || par_copy(&from[..mid], to_low, tuning),
-        || par_copy(&from[mid..], to_high, tuning),
+        || par_copy_into(from_low, to_low, reverse, tuning),
+        || par_copy_into(from_high, to_high, reverse, tuning),
     );
+}
+
+/// `v` as slots that may hold uninitialised keys.
+///
+/// # Safety
+///
+/// The caller must store only initialised keys through the result, so that `v` is still
+/// initialised when the borrow ends.
+pub(super) unsafe fn as_uninit_mut<K: Copy>(v: &mut [K]) -> &mut [MaybeUninit<K>] {
+    // SAFETY: same layout; `K` is `Copy`, so no drop is skipped, and the caller keeps every
+    // slot initialised.
+    unsafe { &mut *(v as *mut [K] as *mut [MaybeUninit<K>]) }
 }
 
 /// `par_radix` for one thread, on at most `u32::MAX` keys.

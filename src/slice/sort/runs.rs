@@ -23,7 +23,9 @@
 
 use std::mem::MaybeUninit;
 
-use super::radix::{pairs_in_order, par_swap_mirrored, radix_block_len, RadixKey};
+use super::radix::{
+    as_uninit_mut, pairs_in_order, par_copy_into, par_swap_mirrored, radix_block_len, RadixKey,
+};
 use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 
@@ -114,18 +116,6 @@ fn merge_found_runs<K: RadixKey>(v: &mut [K], runs: &[Run], tuning: &Tuning) {
     par_merge_parts(&parts, unsafe { as_uninit_mut(v) }, piece_len, tuning);
 }
 
-/// `v` as slots that may hold uninitialised keys.
-///
-/// # Safety
-///
-/// The caller must store only initialised keys through the result, so that `v` is still
-/// initialised when the borrow ends.
-unsafe fn as_uninit_mut<K: Copy>(v: &mut [K]) -> &mut [MaybeUninit<K>] {
-    // SAFETY: same layout; `K` is `Copy`, so no drop is skipped, and the caller keeps every
-    // slot initialised.
-    unsafe { &mut *(v as *mut [K] as *mut [MaybeUninit<K>]) }
-}
-
 /// Copies the keys of `runs` (which cover `from`, whose first index in the whole slice is
 /// `base`) into the same places of `to`, reversing the descending runs. Parallel over the
 /// runs and inside each.
@@ -148,43 +138,6 @@ fn par_copy_runs<K: RadixKey>(
     crate::join(
         || par_copy_runs(from_low, to_low, &runs[..mid], base, tuning),
         || par_copy_runs(from_high, to_high, &runs[mid..], base + at, tuning),
-    );
-}
-
-/// Copies `from` into `to`, or its reversal if `reverse`, in parallel.
-fn par_copy_into<K: RadixKey>(
-    from: &[K],
-    to: &mut [MaybeUninit<K>],
-    reverse: bool,
-    tuning: &Tuning,
-) {
-    debug_assert_eq!(from.len(), to.len());
-    let len = from.len();
-    if len <= tuning.radix_parallel_below {
-        poll_scheduler();
-        if reverse {
-            for (slot, &key) in to.iter_mut().zip(from.iter().rev()) {
-                slot.write(key);
-            }
-        } else {
-            for (slot, &key) in to.iter_mut().zip(from) {
-                slot.write(key);
-            }
-        }
-        return;
-    }
-    let mid = len / 2;
-    let (to_low, to_high) = to.split_at_mut(mid);
-    // Reversed, the front of `to` takes the back of `from`.
-    let (from_low, from_high) = if reverse {
-        let (high, low) = from.split_at(len - mid);
-        (low, high)
-    } else {
-        from.split_at(mid)
-    };
-    crate::join(
-        || par_copy_into(from_low, to_low, reverse, tuning),
-        || par_copy_into(from_high, to_high, reverse, tuning),
     );
 }
 
