@@ -1,13 +1,23 @@
-//! Scratch buffers for the sorts: `len` slots of zero bytes, backed by transparent huge pages
-//! where Linux offers them.
+//! Scratch buffers for the sorts: `len` slots, backed by transparent huge pages where Linux
+//! offers them, and kept for the next sort.
 //!
 //! Why: a sort's scratch buffer is fresh memory, and the first write to each 4 KiB page costs a
 //! page fault. On the 2-core development VM the faults on the 80 MB scratch of a 10M-key radix
 //! sort took about as long as the sort itself. Asking for huge pages (`madvise(MADV_HUGEPAGE)`,
-//! honoured when THP is in `madvise` or `always` mode) makes that one fault per 2 MiB.
+//! honoured when THP is in `madvise` or `always` mode) makes that one fault per 2 MiB, but the
+//! kernel still clears every page: 5 to 13% of a 10M-key radix sort's CPU time on the same VM.
 //!
-//! Invariant: the buffer never owns a `T`; dropping it only frees the memory. A `zeroed`
-//! buffer's bytes start out zero (fresh anonymous memory from `mmap`, or `alloc_zeroed`).
+//! So a large mapping is not unmapped when its sort ends: one of them (the largest, up to
+//! [`huge_pages::RESERVE_MAX`]) stays in a process-wide reserve for the next sort, its pages
+//! handed to the kernel with `MADV_FREE` (reclaimed without swapping if memory runs short, and
+//! kept mapped, with no fault on the next write, if not). This is what allocators such as
+//! jemalloc do with freed memory; glibc's `malloc` also keeps freed blocks up to its trim
+//! threshold, but never blocks above its 32 MiB mmap threshold.
+//!
+//! Invariant: the buffer never owns a `T`; dropping it only frees the memory. An
+//! `initialized` buffer's bytes are initialised: zero (fresh anonymous memory from `mmap`, or
+//! `alloc_zeroed`), or left by an earlier `initialized` buffer, which stored only keys whose
+//! every byte is initialised (the reserve remembers which kind of use a mapping last served).
 
 use std::alloc::{self, Layout};
 use std::marker::PhantomData;
@@ -32,18 +42,23 @@ enum Backing {
     None,
     /// `alloc::alloc_zeroed` or `alloc::alloc` with this layout.
     Heap(Layout),
-    /// `mmap` of `len` bytes at `base`.
+    /// A mapping from `huge_pages::map` or the reserve; `initialized` if this buffer was
+    /// handed out as `initialized` (so it holds initialised bytes when it goes back).
     #[cfg(all(
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64"),
         not(miri)
     ))]
-    Mapped { base: *mut u8, len: usize },
+    Mapped {
+        mapping: huge_pages::Mapping,
+        initialized: bool,
+    },
 }
 
 impl<T> Scratch<T> {
-    /// A buffer of `len` slots whose bytes are all zero (for `as_init`).
-    pub(super) fn zeroed(len: usize) -> Scratch<T> {
+    /// A buffer of `len` slots whose bytes are all initialised (for `as_init`): zero, or
+    /// bytes of keys an earlier sort left there.
+    pub(super) fn initialized(len: usize) -> Scratch<T> {
         Scratch::new(len, true)
     }
 
@@ -52,7 +67,7 @@ impl<T> Scratch<T> {
         Scratch::new(len, false)
     }
 
-    fn new(len: usize, zeroed: bool) -> Scratch<T> {
+    fn new(len: usize, initialized: bool) -> Scratch<T> {
         let layout = Layout::array::<T>(len).expect("sort scratch buffer too large");
         if layout.size() == 0 {
             return Scratch {
@@ -67,16 +82,19 @@ impl<T> Scratch<T> {
             any(target_arch = "x86_64", target_arch = "aarch64"),
             not(miri)
         ))]
-        if layout.size() >= huge_pages::map_at_least_bytes(zeroed)
+        if layout.size() >= huge_pages::map_at_least_bytes(initialized)
             && layout.align() <= huge_pages::HUGE_PAGE
         {
-            if let Some((base, mapped_len, aligned)) = huge_pages::map(layout.size()) {
+            let mapping = huge_pages::RESERVE
+                .take(layout.size(), initialized)
+                .or_else(|| huge_pages::map(layout.size()));
+            if let Some(mapping) = mapping {
                 return Scratch {
-                    ptr: aligned.cast(),
+                    ptr: mapping.start().cast(),
                     len,
                     backing: Backing::Mapped {
-                        base,
-                        len: mapped_len,
+                        mapping,
+                        initialized,
                     },
                     _owns_no_t: PhantomData,
                 };
@@ -84,7 +102,7 @@ impl<T> Scratch<T> {
         }
         // SAFETY: the layout's size is not zero (checked above).
         let raw = unsafe {
-            if zeroed {
+            if initialized {
                 alloc::alloc_zeroed(layout)
             } else {
                 alloc::alloc(layout)
@@ -113,9 +131,10 @@ impl<T> Scratch<T> {
     ///
     /// # Safety
     ///
-    /// The buffer must come from `zeroed`, all-zero bytes must be a valid `T`, and the caller
-    /// must only have written valid `T`s through `as_uninit`. `T` must not need dropping, or the
-    /// caller must treat the slots as bit copies it never drops.
+    /// The buffer must come from `initialized`, every initialised bit pattern of `T`'s size
+    /// must be a valid `T` (integers, floats), and the caller must only have written valid `T`s
+    /// through `as_uninit`. `T` must not need dropping, or the caller must treat the slots as
+    /// bit copies it never drops.
     pub(super) unsafe fn as_init(&mut self) -> &mut [T] {
         debug_assert!(!mem::needs_drop::<T>());
         // SAFETY: as in `as_uninit`; every slot holds a valid `T` by the caller's promise.
@@ -125,7 +144,7 @@ impl<T> Scratch<T> {
 
 impl<T> Drop for Scratch<T> {
     fn drop(&mut self) {
-        match self.backing {
+        match std::mem::replace(&mut self.backing, Backing::None) {
             Backing::None => {}
             // SAFETY: `ptr` came from `alloc_zeroed(layout)` and is freed once, here.
             Backing::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr().cast(), layout) },
@@ -134,9 +153,11 @@ impl<T> Drop for Scratch<T> {
                 any(target_arch = "x86_64", target_arch = "aarch64"),
                 not(miri)
             ))]
-            // SAFETY: `base`/`len` are exactly what `huge_pages::map` got from `mmap`, unmapped
-            // once, here; no borrow of the buffer outlives `self`.
-            Backing::Mapped { base, len } => unsafe { huge_pages::unmap(base, len) },
+            // No borrow of the buffer outlives `self`: the mapping is free for the next sort.
+            Backing::Mapped {
+                mapping,
+                initialized,
+            } => huge_pages::RESERVE.put(mapping, initialized),
         }
     }
 }
@@ -150,21 +171,23 @@ impl<T> Drop for Scratch<T> {
 ))]
 mod huge_pages {
     use std::ptr::NonNull;
+    use std::sync::{Mutex, MutexGuard};
 
     /// Below this many bytes a buffer comes from the global allocator.
     ///
-    /// A zeroed buffer is mapped from 4 MiB: below, a huge page would be mostly unused and a
-    /// few hundred small faults cost little next to the sort; above, fresh pages (zeroed by
-    /// the kernel at each thread's first write, in parallel) beat `alloc_zeroed`, which may
-    /// hand back recycled memory and clear it on the calling thread alone.
+    /// An initialised buffer is mapped from 4 MiB: below, a huge page would be mostly unused
+    /// and a few hundred small faults cost little next to the sort; above, fresh pages (zeroed
+    /// by the kernel at each thread's first write, in parallel) or the reserve's beat
+    /// `alloc_zeroed`, which may hand back recycled memory and clear it on the calling thread
+    /// alone.
     ///
     /// An uninitialised buffer is mapped from 32 MiB: below, allocators keep freed blocks for
     /// reuse (glibc's adaptive mmap threshold rises to 32 MiB), so a sort that follows another
     /// gets memory whose pages are already there, with no faults and no zeroing at all.
     /// Blocks above it usually go straight to `mmap` whatever we do, and huge pages make
     /// their faults 512 times fewer.
-    pub(super) fn map_at_least_bytes(zeroed: bool) -> usize {
-        if zeroed {
+    pub(super) fn map_at_least_bytes(initialized: bool) -> usize {
+        if initialized {
             4 << 20
         } else {
             32 << 20
@@ -174,10 +197,41 @@ mod huge_pages {
     /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages.
     pub(super) const HUGE_PAGE: usize = 2 << 20;
 
-    /// Maps at least `bytes` zeroed bytes, with a 2 MiB-aligned start (so that every 2 MiB of
-    /// it can be one huge page), and asks for huge pages. Returns the mapping's base and
-    /// length and the aligned start, or `None` if `mmap` failed.
-    pub(super) fn map(bytes: usize) -> Option<(*mut u8, usize, NonNull<u8>)> {
+    /// An anonymous mapping whose start is rounded up to a 2 MiB boundary (so that every
+    /// 2 MiB of it can be one huge page); unmapped when dropped.
+    pub(super) struct Mapping {
+        /// What `mmap` returned, and the length it mapped.
+        base: NonNull<u8>,
+        len: usize,
+        /// Usable bytes from `start()`.
+        usable: usize,
+    }
+
+    // SAFETY: a `Mapping` owns its memory exclusively (nothing else refers to it while the
+    // reserve or one buffer holds it); moving that ownership across threads is fine.
+    unsafe impl Send for Mapping {}
+
+    impl Mapping {
+        /// The 2 MiB-aligned start of the usable bytes.
+        pub(super) fn start(&self) -> NonNull<u8> {
+            let base = self.base.as_ptr();
+            let aligned = base.wrapping_add(base.align_offset(HUGE_PAGE));
+            // SAFETY: inside the mapping (at most `HUGE_PAGE - 1` bytes past `base`; `map`
+            // mapped `usable + HUGE_PAGE` bytes), so not null.
+            unsafe { NonNull::new_unchecked(aligned) }
+        }
+    }
+
+    impl Drop for Mapping {
+        fn drop(&mut self) {
+            // SAFETY: `base`/`len` are exactly what `mmap` returned and mapped; this is the
+            // only owner, and no buffer uses the memory any more.
+            unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
+        }
+    }
+
+    /// Maps at least `bytes` zeroed bytes and asks for huge pages. `None` if `mmap` failed.
+    pub(super) fn map(bytes: usize) -> Option<Mapping> {
         let len = bytes.checked_add(HUGE_PAGE)?;
         // SAFETY: a fresh private anonymous mapping aliases nothing; the arguments are valid
         // for `mmap(2)`.
@@ -194,20 +248,144 @@ mod huge_pages {
         if base == libc::MAP_FAILED {
             return None;
         }
-        let base = base.cast::<u8>();
-        let aligned = base.wrapping_add(base.align_offset(HUGE_PAGE));
-        // SAFETY: `aligned..aligned + bytes` lies inside the mapping (at most `HUGE_PAGE - 1`
-        // bytes of padding come first). The advice only changes how pages are backed; if THP
-        // is off it fails harmlessly, and the memory stays ordinary zeroed memory.
-        unsafe { libc::madvise(aligned.cast(), bytes, libc::MADV_HUGEPAGE) };
-        Some((base, len, NonNull::new(aligned)?))
+        let mapping = Mapping {
+            base: NonNull::new(base.cast())?,
+            len,
+            usable: bytes,
+        };
+        // SAFETY: `start()..start() + bytes` lies inside the mapping. The advice only changes
+        // how pages are backed; if THP is off it fails harmlessly, and the memory stays
+        // ordinary zeroed memory.
+        unsafe { libc::madvise(mapping.start().as_ptr().cast(), bytes, libc::MADV_HUGEPAGE) };
+        Some(mapping)
     }
 
-    /// # Safety
-    ///
-    /// `base` and `len` must come from one call of `map`, and nothing may use the memory after.
-    pub(super) unsafe fn unmap(base: *mut u8, len: usize) {
-        // SAFETY: by the caller's promise the range is our mapping and unused from now on.
-        unsafe { libc::munmap(base.cast(), len) };
+    /// The reserve keeps no mapping above this many bytes.
+    pub(super) const RESERVE_MAX: usize = 1 << 30;
+
+    /// One mapping kept between sorts (see the module documentation).
+    pub(super) struct Reserve(Mutex<Option<(Mapping, bool)>>);
+
+    /// The process's reserve.
+    pub(super) static RESERVE: Reserve = Reserve::new();
+
+    impl Reserve {
+        pub(super) const fn new() -> Reserve {
+            Reserve(Mutex::new(None))
+        }
+
+        fn slot(&self) -> MutexGuard<'_, Option<(Mapping, bool)>> {
+            // The lock guards no invariant a panic could break (a panic between `take` and
+            // the store leaves `None`, which is valid).
+            self.0
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+
+        /// The kept mapping, if it has at least `bytes` usable bytes and, if `initialized`,
+        /// holds only initialised bytes.
+        pub(super) fn take(&self, bytes: usize, initialized: bool) -> Option<Mapping> {
+            let mut slot = self.slot();
+            match &*slot {
+                Some((mapping, holds_initialized))
+                    if mapping.usable >= bytes && (*holds_initialized || !initialized) =>
+                {
+                    slot.take().map(|(mapping, _)| mapping)
+                }
+                _ => None,
+            }
+        }
+
+        /// Keeps `mapping` if it is larger than the kept one (which is then unmapped) and not
+        /// above `RESERVE_MAX`; unmaps it otherwise. `initialized`: it holds only initialised
+        /// bytes.
+        pub(super) fn put(&self, mapping: Mapping, initialized: bool) {
+            if mapping.usable > RESERVE_MAX {
+                return;
+            }
+            let mut slot = self.slot();
+            if matches!(&*slot, Some((kept, _)) if kept.usable >= mapping.usable) {
+                return;
+            }
+            // SAFETY: the usable range lies inside the mapping, which nothing uses now. After
+            // `MADV_FREE` each page reads as before or as zeros (if the kernel took it), both
+            // initialised bytes; a later write keeps the page. Old kernels without
+            // `MADV_FREE` answer `EINVAL` and the pages simply stay.
+            unsafe {
+                libc::madvise(
+                    mapping.start().as_ptr().cast(),
+                    mapping.usable,
+                    libc::MADV_FREE,
+                )
+            };
+            // The replaced mapping, if any, is unmapped by its drop (after the lock goes).
+            let _replaced = slot.replace((mapping, initialized));
+        }
+    }
+}
+
+#[cfg(all(
+    test,
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    not(miri)
+))]
+mod tests {
+    use super::huge_pages::{map, Reserve, RESERVE_MAX};
+
+    const MIB: usize = 1 << 20;
+
+    /// Writes `byte` over the usable part of a mapping.
+    fn fill(mapping: &super::huge_pages::Mapping, bytes: usize, byte: u8) {
+        // SAFETY: the mapping has at least `bytes` usable bytes and no one else uses it.
+        unsafe { std::ptr::write_bytes(mapping.start().as_ptr(), byte, bytes) };
+    }
+
+    #[test]
+    fn reserve_hands_back_what_fits() {
+        let reserve = Reserve::new();
+        let mapping = map(8 * MIB).expect("mmap");
+        let start = mapping.start();
+        fill(&mapping, 8 * MIB, 7);
+        reserve.put(mapping, true);
+        // Too large a request: a fresh mapping is needed.
+        assert!(reserve.take(9 * MIB, true).is_none());
+        // Smaller or equal requests reuse it, once.
+        let again = reserve.take(6 * MIB, true).expect("kept mapping");
+        assert_eq!(again.start(), start);
+        assert!(reserve.take(MIB, false).is_none());
+        // Its bytes are what was written or zero (if the kernel took the pages meanwhile).
+        // SAFETY: 8 MiB usable, initialised (written above, or zero).
+        let bytes = unsafe { std::slice::from_raw_parts(again.start().as_ptr(), 8 * MIB) };
+        assert!(bytes.iter().all(|&b| b == 7 || b == 0));
+    }
+
+    #[test]
+    fn reserve_keeps_initialized_buffers_apart_from_uninitialized_ones() {
+        let reserve = Reserve::new();
+        reserve.put(map(4 * MIB).expect("mmap"), false);
+        // A buffer that served arbitrary elements is not handed out as initialised bytes...
+        assert!(reserve.take(4 * MIB, true).is_none());
+        // ...but is for uninitialised slots.
+        let mapping = reserve.take(4 * MIB, false).expect("kept mapping");
+        reserve.put(mapping, true);
+        assert!(reserve.take(4 * MIB, true).is_some());
+    }
+
+    #[test]
+    fn reserve_keeps_the_largest_and_nothing_huge() {
+        let reserve = Reserve::new();
+        let small = map(4 * MIB).expect("mmap");
+        let large = map(16 * MIB).expect("mmap");
+        let large_start = large.start();
+        reserve.put(large, true);
+        reserve.put(small, true);
+        let kept = reserve.take(MIB, true).expect("kept mapping");
+        assert_eq!(kept.start(), large_start);
+        assert!(reserve.take(MIB, true).is_none());
+        // Above the cap a mapping is unmapped, not kept (mapping it reserves address space
+        // only: no page is touched).
+        reserve.put(map(RESERVE_MAX + MIB).expect("mmap"), true);
+        assert!(reserve.take(MIB, true).is_none());
     }
 }

@@ -700,3 +700,45 @@ fn zero_sized_elements() {
     par_sort_by_cached_key_with(&mut v, &|_: &()| 1u8, &TINY);
     assert_eq!(v.len(), 100);
 }
+
+/// Large sorts one after another, so that scratch mappings go through the reserve: a `char`
+/// sort gets the bytes a `u64` sort left, a stable sort of pairs (uninitialised scratch) gets
+/// an integer sort's, and an integer sort after that must not reuse the pairs' (default
+/// tuning: only sizes from 4 MiB map their scratch).
+#[test]
+#[cfg_attr(miri, ignore = "tens of MiB")]
+fn large_sorts_share_scratch_across_types() {
+    let mut rng = Rng(77);
+    let tuning = Tuning::DEFAULT;
+    // Round 1 maps the pairs' buffer and keeps it (the largest); round 2's integer sorts
+    // must not take it.
+    for round in 0..2 {
+        let mut keys: Vec<u64> = (0..700_000).map(|_| rng.next()).collect();
+        let mut expected = keys.clone();
+        expected.sort_unstable();
+        par_sort_unstable_with(&mut keys, &tuning);
+        assert!(keys == expected, "u64, round {round}");
+
+        let mut chars: Vec<char> = (0..1_200_000)
+            .map(|_| char::from_u32((rng.next() % 0x10_ffff) as u32).unwrap_or('?'))
+            .collect();
+        let mut expected = chars.clone();
+        expected.sort_unstable();
+        par_sort_unstable_with(&mut chars, &tuning);
+        assert!(chars == expected, "char, round {round}");
+
+        // 2.2M pairs of 16 bytes: above the 32 MiB from which uninitialised scratch is mapped.
+        let mut pairs: Vec<(u32, u64)> = (0..2_200_000)
+            .map(|i| ((rng.next() % 1000) as u32, i))
+            .collect();
+        let mut expected = pairs.clone();
+        expected.sort_by_key(|p| p.0);
+        par_sort_by_with(
+            &mut pairs,
+            &|a: &(u32, u64), b: &(u32, u64)| a.0.cmp(&b.0),
+            true,
+            &tuning,
+        );
+        assert!(pairs == expected, "pairs, round {round}");
+    }
+}
