@@ -7,8 +7,9 @@
 //! honoured when THP is in `madvise` or `always` mode) makes that one fault per 2 MiB, but the
 //! kernel still clears every page: 5 to 13% of a 10M-key radix sort's CPU time on the same VM.
 //!
-//! So a large mapping is not unmapped when its sort ends: one of them (the largest, up to
-//! [`huge_pages::RESERVE_MAX`]) stays in a process-wide reserve for the next sort, its pages
+//! So a large mapping is not unmapped when its sort ends: it stays in a process-wide reserve
+//! for the next sort (the largest of each kind, initialised bytes for radix sorts and any
+//! bytes for merges, each up to [`huge_pages::RESERVE_MAX`]), its pages
 //! handed to the kernel with `MADV_FREE` (reclaimed without swapping if memory runs short, and
 //! kept mapped, with no fault on the next write, if not). This is what allocators such as
 //! jemalloc do with freed memory; glibc's `malloc` also keeps freed blocks up to its trim
@@ -82,7 +83,7 @@ impl<T> Scratch<T> {
             any(target_arch = "x86_64", target_arch = "aarch64"),
             not(miri)
         ))]
-        if layout.size() >= huge_pages::map_at_least_bytes(initialized)
+        if layout.size() >= huge_pages::MAP_AT_LEAST_BYTES
             && layout.align() <= huge_pages::HUGE_PAGE
         {
             let mapping = huge_pages::RESERVE
@@ -173,26 +174,15 @@ mod huge_pages {
     use std::ptr::NonNull;
     use std::sync::{Mutex, MutexGuard};
 
-    /// Below this many bytes a buffer comes from the global allocator.
-    ///
-    /// An initialised buffer is mapped from 4 MiB: below, a huge page would be mostly unused
-    /// and a few hundred small faults cost little next to the sort; above, fresh pages (zeroed
-    /// by the kernel at each thread's first write, in parallel) or the reserve's beat
-    /// `alloc_zeroed`, which may hand back recycled memory and clear it on the calling thread
-    /// alone.
-    ///
-    /// An uninitialised buffer is mapped from 32 MiB: below, allocators keep freed blocks for
-    /// reuse (glibc's adaptive mmap threshold rises to 32 MiB), so a sort that follows another
-    /// gets memory whose pages are already there, with no faults and no zeroing at all.
-    /// Blocks above it usually go straight to `mmap` whatever we do, and huge pages make
-    /// their faults 512 times fewer.
-    pub(super) fn map_at_least_bytes(initialized: bool) -> usize {
-        if initialized {
-            4 << 20
-        } else {
-            32 << 20
-        }
-    }
+    /// Below this many bytes a buffer comes from the global allocator: a huge page would be
+    /// mostly unused, and a few hundred small faults cost little next to the sort. Above,
+    /// fresh pages (zeroed by the kernel at each thread's first write, in parallel) or the
+    /// reserve's beat `alloc_zeroed`, which may hand back recycled memory and clear it on the
+    /// calling thread alone. For uninitialised buffers the global allocator would keep freed
+    /// blocks for reuse too, but glibc trims the top of its heap: a benchmark that allocates
+    /// a fresh input between sorts had every sort fault its scratch again, 4 KiB at a time
+    /// (before the reserve, such buffers came from the allocator below 32 MiB).
+    pub(super) const MAP_AT_LEAST_BYTES: usize = 4 << 20;
 
     /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages.
     pub(super) const HUGE_PAGE: usize = 2 << 20;
@@ -263,18 +253,27 @@ mod huge_pages {
     /// The reserve keeps no mapping above this many bytes.
     pub(super) const RESERVE_MAX: usize = 1 << 30;
 
-    /// One mapping kept between sorts (see the module documentation).
-    pub(super) struct Reserve(Mutex<Option<(Mapping, bool)>>);
+    /// Mappings kept between sorts (see the module documentation): one that holds only
+    /// initialised bytes (it served `initialized` buffers only) and one that may hold any.
+    pub(super) struct Reserve(Mutex<Kept>);
+
+    struct Kept {
+        initialized: Option<Mapping>,
+        any: Option<Mapping>,
+    }
 
     /// The process's reserve.
     pub(super) static RESERVE: Reserve = Reserve::new();
 
     impl Reserve {
         pub(super) const fn new() -> Reserve {
-            Reserve(Mutex::new(None))
+            Reserve(Mutex::new(Kept {
+                initialized: None,
+                any: None,
+            }))
         }
 
-        fn slot(&self) -> MutexGuard<'_, Option<(Mapping, bool)>> {
+        fn kept(&self) -> MutexGuard<'_, Kept> {
             // The lock guards no invariant a panic could break (a panic between `take` and
             // the store leaves `None`, which is valid).
             self.0
@@ -282,29 +281,45 @@ mod huge_pages {
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
         }
 
-        /// The kept mapping, if it has at least `bytes` usable bytes and, if `initialized`,
-        /// holds only initialised bytes.
+        /// A kept mapping with at least `bytes` usable bytes; if `initialized`, one that holds
+        /// only initialised bytes. An uninitialised request takes the other kind first.
         pub(super) fn take(&self, bytes: usize, initialized: bool) -> Option<Mapping> {
-            let mut slot = self.slot();
-            match &*slot {
-                Some((mapping, holds_initialized))
-                    if mapping.usable >= bytes && (*holds_initialized || !initialized) =>
-                {
-                    slot.take().map(|(mapping, _)| mapping)
+            let mut kept = self.kept();
+            let Kept {
+                initialized: with_initialized,
+                any,
+            } = &mut *kept;
+            let take_if_fits = |slot: &mut Option<Mapping>| {
+                if slot.as_ref().is_some_and(|mapping| mapping.usable >= bytes) {
+                    slot.take()
+                } else {
+                    None
                 }
-                _ => None,
+            };
+            if initialized {
+                take_if_fits(with_initialized)
+            } else {
+                take_if_fits(any).or_else(|| take_if_fits(with_initialized))
             }
         }
 
-        /// Keeps `mapping` if it is larger than the kept one (which is then unmapped) and not
-        /// above `RESERVE_MAX`; unmaps it otherwise. `initialized`: it holds only initialised
-        /// bytes.
+        /// Keeps `mapping` (`initialized`: it holds only initialised bytes) in its kind's
+        /// place if it is larger than the mapping kept there (which is then unmapped) and not
+        /// above `RESERVE_MAX`; unmaps it otherwise.
         pub(super) fn put(&self, mapping: Mapping, initialized: bool) {
             if mapping.usable > RESERVE_MAX {
                 return;
             }
-            let mut slot = self.slot();
-            if matches!(&*slot, Some((kept, _)) if kept.usable >= mapping.usable) {
+            let mut kept = self.kept();
+            let slot = if initialized {
+                &mut kept.initialized
+            } else {
+                &mut kept.any
+            };
+            if slot
+                .as_ref()
+                .is_some_and(|kept| kept.usable >= mapping.usable)
+            {
                 return;
             }
             // SAFETY: the usable range lies inside the mapping, which nothing uses now. After
@@ -318,8 +333,8 @@ mod huge_pages {
                     libc::MADV_FREE,
                 )
             };
-            // The replaced mapping, if any, is unmapped by its drop (after the lock goes).
-            let _replaced = slot.replace((mapping, initialized));
+            // The replaced mapping, if any, is unmapped by its drop.
+            let _replaced = slot.replace(mapping);
         }
     }
 }
@@ -363,13 +378,26 @@ mod tests {
     #[test]
     fn reserve_keeps_initialized_buffers_apart_from_uninitialized_ones() {
         let reserve = Reserve::new();
-        reserve.put(map(4 * MIB).expect("mmap"), false);
+        let any = map(4 * MIB).expect("mmap");
+        let any_start = any.start();
+        reserve.put(any, false);
         // A buffer that served arbitrary elements is not handed out as initialised bytes...
         assert!(reserve.take(4 * MIB, true).is_none());
         // ...but is for uninitialised slots.
-        let mapping = reserve.take(4 * MIB, false).expect("kept mapping");
-        reserve.put(mapping, true);
-        assert!(reserve.take(4 * MIB, true).is_some());
+        let any = reserve.take(4 * MIB, false).expect("kept mapping");
+        assert_eq!(any.start(), any_start);
+        // Both kinds are kept at once; an uninitialised request prefers its own kind, then
+        // takes the other.
+        let initialized = map(4 * MIB).expect("mmap");
+        let initialized_start = initialized.start();
+        reserve.put(initialized, true);
+        reserve.put(any, false);
+        assert_eq!(reserve.take(MIB, false).expect("kept").start(), any_start);
+        assert_eq!(
+            reserve.take(MIB, false).expect("kept").start(),
+            initialized_start
+        );
+        assert!(reserve.take(MIB, false).is_none());
     }
 
     #[test]
