@@ -23,7 +23,10 @@
 //! The clock is read at the start of a loop, after its first chunk, and then once the items
 //! since the last reading are estimated to take [`READ_WORTH_TICKS`] (so every chunk when
 //! items are heavy, and the doubling pauses in time) or number [`TIMED_CHUNK`]; a reading
-//! times all the items since the previous one. On a 1,000-item sum that is about 5 readings.
+//! times all the items since the previous one. Once a reading says the rest of the loop is
+//! too short to be worth a split, the rest is folded as one chunk, since nothing else uses
+//! chunks: a 1,000-item sum makes 2 chunks and 2 readings (it made 11 and 4 before, and ran
+//! 0.21 against 0.15 µs, best of 200,000, on the 2-core VM; the sequential loop takes 0.10).
 //!
 //! The driver enters the scheduler (`scheduler::enter`, which makes a thread outside the pool
 //! a guest of it) lazily: only once the loop has run [`PROVEN_TICKS`], or must split for
@@ -156,6 +159,12 @@ impl Pacer {
                 || (self.asking && self.done > 0 && split_wanted() && self.worth_splitting(len)))
         {
             return Step::Split;
+        }
+        if !self.asking && len <= self.max_len {
+            // No split will happen in this loop any more (`asking` is cleared for good once
+            // the rest is too short to be worth one, and the rest only gets shorter): further
+            // chunks would buy nothing but their fixed costs and clock readings.
+            return Step::FoldAll;
         }
         let chunk = self.chunk.min(self.max_len).max(self.min_len);
         // Peel only if what remains can still be a leaf on its own.
@@ -594,6 +603,15 @@ mod tests {
             !p.asking,
             "10 items left after a ~instant first item are not worth a split"
         );
+        // Nothing will split this loop, so the rest goes in one chunk...
+        assert_eq!(p.decide(10), Step::FoldAll);
+        // ...unless `with_max_len` still demands splits.
+        let mut p = Pacer::new(1, 4);
+        p.start_loop();
+        p.record(1, 10);
+        assert!(!p.asking);
+        assert_eq!(p.decide(10), Step::Split);
+        assert_eq!(p.decide(4), Step::FoldAll);
     }
 
     #[test]
