@@ -12,7 +12,7 @@
 //! | `par_sort_unstable_by_key` with a key that needs dropping | [`merge`], std's `sort_by_cached_key` at the leaves |
 //! | every other unstable call, on elements that need dropping (`String`, ...) | [`quick`]: parallel quicksort in place, std's `sort_unstable_by` at the leaves |
 //! | every other unstable call, on plain data | [`merge`], std's `sort_unstable_by` at the leaves |
-//! | `par_sort_by_cached_key` | keys computed in parallel, (key, index) pairs sorted by [`merge`], then a parallel gather |
+//! | `par_sort_by_cached_key` | keys computed in parallel, (key, index) pairs sorted as by `par_sort_unstable` ([`quick`] for keys that need dropping, else [`merge`]), then a parallel gather |
 //!
 //! Radix sort wins on primitive keys because it needs no comparisons and, skipping the bits
 //! that do not differ, few passes; it is only sound for an order it knows, so only `par_sort`
@@ -247,14 +247,20 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
     }
     // Keys, each with the index of its element; the indices are distinct, so an unstable sort
     // of the pairs is a stable sort of the elements.
-    let mut keyed = par_keys(v, 0, f, tuning);
+    // As for any unstable sort: the in-place quicksort when keys own memory elsewhere
+    // (`String`: costly comparisons), the merge sort for plain keys. Device, 1M records keyed
+    // by a cloned `String`: the merge sort made this slower than std's sequential
+    // `sort_by_cached_key` on 2 cores.
+    let mut keyed: Vec<(K, usize)> = {
+        use crate::prelude::*;
+        // (`par_iter_mut`, as `T` need not be `Sync`.)
+        v.par_iter_mut()
+            .enumerate()
+            .map(|(index, x)| (f(&*x), index))
+            .collect()
+    };
     let compare = |a: &(K, usize), b: &(K, usize)| a.cmp(b);
-    merge::par_merge_sort(
-        &mut keyed,
-        &compare,
-        &|leaf: &mut [(K, usize)]| leaf.sort_unstable_by(compare),
-        tuning,
-    );
+    par_unstable_comparison_sort(&mut keyed, &compare, tuning);
     let order: Vec<usize> = keyed.into_iter().map(|(_, index)| index).collect();
 
     // Gather the elements in key order into scratch, then copy them back. No user code runs
@@ -266,32 +272,8 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
     par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
 }
 
-/// Computes `(f(x), index)` for every `x` in `v`, in parallel; `offset` is the index of `v[0]`.
-fn par_keys<T: Send, K: Send, F: Fn(&T) -> K + Sync>(
-    v: &mut [T],
-    offset: usize,
-    f: &F,
-    tuning: &Tuning,
-) -> Vec<(K, usize)> {
-    if v.len() <= tuning.merge_sequential_below.max(1) {
-        return v
-            .iter()
-            .enumerate()
-            .map(|(i, x)| (f(x), offset + i))
-            .collect();
-    }
-    let mid = v.len() / 2;
-    let (low, high) = v.split_at_mut(mid);
-    let (mut keys, mut high_keys) = crate::join(
-        || par_keys(low, offset, f, tuning),
-        || par_keys(high, offset + mid, f, tuning),
-    );
-    keys.append(&mut high_keys);
-    keys
-}
-
 /// `scratch[i] = read(from[order[i]])` for every `i`. `order` must be a permutation of
-/// `0..from.len()` (it is: the indices of `par_keys`, permuted by a sort).
+/// `0..from.len()` (it is: the keys' indices, permuted by a sort).
 fn par_gather<T: Send>(
     order: &[usize],
     from: SyncPtr<T>,
