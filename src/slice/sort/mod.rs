@@ -72,6 +72,9 @@ pub(crate) struct Tuning {
     pub radix_small: usize,
     /// Radix sort: histogram/scatter blocks per thread.
     pub radix_blocks_per_thread: usize,
+    /// Radix sort: a scatter block with at least this many keys per bucket (on average) goes
+    /// through write-combining lines (`radix::scatter_through_lines`).
+    pub radix_lines_from_keys_per_bucket: usize,
     /// Merging runs: bytes of keys per piece of the multiway merge (a piece and its working
     /// space should fit in a core's L2 cache).
     pub merge_piece_bytes: usize,
@@ -92,6 +95,7 @@ impl Tuning {
         radix_parallel_below: 64 * 1024,
         radix_small: 16,
         radix_blocks_per_thread: 2,
+        radix_lines_from_keys_per_bucket: 32,
         merge_piece_bytes: 128 * 1024,
     };
 }

@@ -34,7 +34,8 @@
 
 use std::any::TypeId;
 use std::marker::PhantomData;
-use std::mem::MaybeUninit;
+use std::mem::{self, MaybeUninit};
+use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::scratch::Scratch;
@@ -246,7 +247,7 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
             let buckets = Classifier::<K>::buckets(interpolation);
             let mut offsets = vec![0usize; v.len().div_ceil(block_len) * buckets];
             par_histogram(v, block_len, &mut offsets, interpolation);
-            let starts = par_distribute(v, scratch, block_len, &mut offsets, interpolation);
+            let starts = par_distribute(v, scratch, block_len, &mut offsets, interpolation, tuning);
             par_buckets(scratch, v, &starts, true, u64::BITS, tuning);
             return;
         }
@@ -641,7 +642,7 @@ fn par_radix<K: RadixKey>(
         offsets.resize(blocks * Classifier::<K>::buckets(digit), 0);
         par_histogram(data, block_len, &mut offsets, digit);
     }
-    let bucket_starts = par_distribute(data, other, block_len, &mut offsets, digit);
+    let bucket_starts = par_distribute(data, other, block_len, &mut offsets, digit, tuning);
     par_buckets(
         other,
         data,
@@ -670,6 +671,7 @@ fn par_distribute<K: RadixKey, C: Classifier<K>>(
     block_len: usize,
     offsets: &mut [usize],
     classifier: C,
+    tuning: &Tuning,
 ) -> Vec<usize> {
     let len = data.len();
     let blocks = len.div_ceil(block_len);
@@ -691,7 +693,18 @@ fn par_distribute<K: RadixKey, C: Classifier<K>>(
     bucket_starts[buckets] = next;
     assert_eq!(next, len, "radix histogram lost keys");
     assert_eq!(other.len(), len, "radix scratch of the wrong length");
-    par_scatter(data, block_len, offsets, SyncPtr::new(other), classifier);
+    let through_lines = block_len
+        >= tuning
+            .radix_lines_from_keys_per_bucket
+            .saturating_mul(buckets);
+    par_scatter(
+        data,
+        block_len,
+        offsets,
+        SyncPtr::new(other),
+        classifier,
+        through_lines,
+    );
     bucket_starts
 }
 
@@ -725,16 +738,26 @@ fn par_histogram<K: RadixKey, C: Classifier<K>>(
     (or_low | or_high, and_low & and_high)
 }
 
+/// Scatters each block of `block_len` keys of `data` to `out`, where `par_distribute` gave
+/// its row of `rows` the block's first destination index per bucket; through write-combining
+/// lines if `through_lines` (and the target has them: x86-64, or Miri, which checks their
+/// index arithmetic with plain copies).
 fn par_scatter<K: RadixKey, C: Classifier<K>>(
     data: &[K],
     block_len: usize,
     rows: &[usize],
     out: SyncPtr<K>,
     classifier: C,
+    through_lines: bool,
 ) {
     let buckets = classifier.buckets();
     if rows.len() == buckets {
         poll_scheduler();
+        if through_lines && cfg!(any(target_arch = "x86_64", miri)) {
+            // SAFETY: as for the loop below (the same ranges, each written once).
+            unsafe { scatter_through_lines(data, rows, out, classifier) };
+            return;
+        }
         let mut next = rows.to_vec();
         for &key in data {
             let d = classifier.of(key);
@@ -754,9 +777,174 @@ fn par_scatter<K: RadixKey, C: Classifier<K>>(
     let (data_low, data_high) = data.split_at(mid_rows * block_len);
     let (rows_low, rows_high) = rows.split_at(mid_rows * buckets);
     crate::join(
-        || par_scatter(data_low, block_len, rows_low, out, classifier),
-        || par_scatter(data_high, block_len, rows_high, out, classifier),
+        || {
+            par_scatter(
+                data_low,
+                block_len,
+                rows_low,
+                out,
+                classifier,
+                through_lines,
+            )
+        },
+        || {
+            par_scatter(
+                data_high,
+                block_len,
+                rows_high,
+                out,
+                classifier,
+                through_lines,
+            )
+        },
     );
+}
+
+/// A cache line's worth of keys, staged before it is written out.
+#[repr(C, align(64))]
+struct Line([MaybeUninit<u8>; 64]);
+
+/// `par_scatter`'s leaf through write-combining lines: the keys of each bucket gather in a
+/// 64-byte line of their own (4,096 lines are 256 KiB, in L2), and a line whose bytes all
+/// belong to this block's range goes out whole, with non-temporal stores; the partial lines
+/// at the ends of a range get plain stores of their keys only (a neighbouring range owns the
+/// rest of the line).
+///
+/// Why: with thousands of buckets, each key stored straight to its destination misses the
+/// cache, and the store waits for the line to be read from memory first. Streamed whole lines
+/// need no read and leave the cache to the keys. Device (16-core Xeon), 10M random `u64`,
+/// best of 7: 124 to 78 ms on 2 cores (rayon 201), 33.5 to 24.5 ms on 16; about 10% on the
+/// 2-core AMD development VM.
+///
+/// # Safety
+///
+/// As for `par_scatter`'s plain loop: `rows[d]..rows[d] + c_d` (`c_d` the number of keys of
+/// `data` in bucket `d`) are disjoint ranges inside `out`, which no one else accesses
+/// meanwhile, and `out` is alive.
+unsafe fn scatter_through_lines<K: RadixKey, C: Classifier<K>>(
+    data: &[K],
+    rows: &[usize],
+    out: SyncPtr<K>,
+    classifier: C,
+) {
+    let size = mem::size_of::<K>();
+    // Key sizes are 1, 2, 4 or 8 bytes: whole keys tile a line.
+    debug_assert!(size > 0 && 64 % size == 0);
+    let per_line = 64 / size;
+    let buckets = classifier.buckets();
+    let mut lines: Vec<Line> = Vec::with_capacity(buckets);
+    // SAFETY: a `Line` is bytes that may be uninitialised, so any contents are valid; the
+    // capacity is `buckets`.
+    unsafe { lines.set_len(buckets) };
+    let mut next = rows.to_vec();
+    // SAFETY: index 0 is at most `out.len()` and `out` is alive (the caller's promise).
+    let base = unsafe { out.get(0) }.addr();
+    // Where index `i` of `out` falls in its line (`base` is aligned for `K`, so keys never
+    // straddle lines).
+    let slot_of = |i: usize| (base.wrapping_add(i.wrapping_mul(size)) % 64) / size;
+    for &key in data {
+        let d = classifier.of(key);
+        let i = next[d];
+        let slot = slot_of(i);
+        let line = &mut lines[d];
+        // SAFETY: `slot < per_line`, so the key lies inside the 64-byte line.
+        unsafe { line.0.as_mut_ptr().cast::<K>().add(slot).write(key) };
+        next[d] = i + 1;
+        if slot == per_line - 1 {
+            // The line of `out` holding `i` is complete as far as this range goes.
+            if i + 1 >= rows[d] + per_line {
+                // All of it is in the range: its first index is `i + 1 - per_line`.
+                let first = i + 1 - per_line;
+                // SAFETY: `first..=i` lies in this (block, bucket) range (which starts at
+                // `rows[d]` and now reaches `i`): ours alone and in bounds; its start is
+                // 64-byte aligned (slot 0); the line holds this range's keys in every slot.
+                unsafe { write_line(line, out.get(first).cast::<u8>()) };
+            } else {
+                // The range starts inside this line: only slots from `rows[d]` are ours.
+                // SAFETY: `rows[d]..=i` lies in the range and in this line, and its keys were
+                // staged at their slots; the line and `out` do not overlap.
+                unsafe { copy_slots(line, rows[d], i + 1, out, slot_of) };
+            }
+        }
+    }
+    // The ranges' last lines, where partial.
+    for (d, line) in lines.iter().enumerate() {
+        let end = next[d];
+        let open = slot_of(end);
+        if end == rows[d] || open == 0 {
+            // Empty, or its last line went out when its last slot was written.
+            continue;
+        }
+        // The line holding `end - 1` starts `open` indices before `end`, or before the range.
+        let from = if end - rows[d] > open {
+            end - open
+        } else {
+            rows[d]
+        };
+        // SAFETY: `from..end` lies in the range (`end` is one past its last key) and in one
+        // line, and its keys were staged at their slots; no overlap.
+        unsafe { copy_slots(line, from, end, out, slot_of) };
+    }
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: SFENCE has no preconditions (SSE, part of x86-64). Non-temporal stores are not
+    // ordered with later stores; the fence puts them before the join that hands `out` to the
+    // threads that read it next.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+/// Copies the keys staged in `line` for indices `from..end` of `out` (one line's worth at
+/// most) to their places, with plain stores.
+///
+/// # Safety
+///
+/// `from..end` lies within one 64-byte line of `out`, in bounds, accessed by no one else; the
+/// line's slots for those indices (`slot_of`) hold keys.
+#[inline(always)]
+unsafe fn copy_slots<K: RadixKey>(
+    line: &Line,
+    from: usize,
+    end: usize,
+    out: SyncPtr<K>,
+    slot_of: impl Fn(usize) -> usize,
+) {
+    // SAFETY: by the caller's promise; `slot_of(from) + (end - from) <= 64 / size_of::<K>()`
+    // as the indices share a line.
+    unsafe {
+        ptr::copy_nonoverlapping(
+            line.0.as_ptr().cast::<K>().add(slot_of(from)),
+            out.get(from),
+            end - from,
+        )
+    };
+}
+
+/// Writes `line` to `to` with non-temporal stores (x86-64), or plainly.
+///
+/// # Safety
+///
+/// `to` is valid for 64 bytes of writes, 64-byte aligned, and no one else accesses them.
+#[inline(always)]
+unsafe fn write_line(line: &Line, to: *mut u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
+        let from = line.0.as_ptr().cast::<__m128i>();
+        let to = to.cast::<__m128i>();
+        for k in 0..4 {
+            // SAFETY: both are 16-byte aligned (the line is 64-byte aligned, `to` too) and
+            // valid for these 16 bytes; SSE2 is part of x86-64. The line's bytes may be read
+            // uninitialised only where the caller said all 64 were written.
+            unsafe { _mm_stream_si128(to.add(k), _mm_load_si128(from.add(k))) };
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    // SAFETY: valid for 64 bytes each (the caller's promise, and the line's size); distinct.
+    unsafe {
+        ptr::copy_nonoverlapping(line.0.as_ptr().cast::<u8>(), to, 64)
+    };
 }
 
 /// Sorts the buckets that `starts` delimits (bucket `b` is `starts[b]..starts[b + 1]`, less
@@ -1041,5 +1229,77 @@ fn insertion_sort_nearly_sorted<K: RadixKey>(v: &mut [K]) {
             j -= 1;
         }
         v[j] = key;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Scatters `keys` by their low byte, in blocks of `block_len`, into `out[offset..]`, with
+    /// or without write-combining lines.
+    fn scatter<K: RadixKey>(
+        keys: &[K],
+        block_len: usize,
+        offset: usize,
+        through_lines: bool,
+    ) -> Vec<K> {
+        let digit = Digit::below(8, 8);
+        let buckets = Classifier::<K>::buckets(digit);
+        let mut offsets = vec![0usize; keys.len().div_ceil(block_len) * buckets];
+        par_histogram(keys, block_len, &mut offsets, digit);
+        let mut out = vec![keys[0]; offset + keys.len()];
+        let tuning = Tuning {
+            radix_lines_from_keys_per_bucket: if through_lines { 0 } else { usize::MAX },
+            ..Tuning::DEFAULT
+        };
+        par_distribute(
+            keys,
+            &mut out[offset..],
+            block_len,
+            &mut offsets,
+            digit,
+            &tuning,
+        );
+        out.split_off(offset)
+    }
+
+    fn check<K: RadixKey + PartialEq + std::fmt::Debug>(from_u64: impl Fn(u64) -> K) {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let (lens, offsets): (&[usize], usize) = if cfg!(miri) {
+            (&[1, 9, 70], 3)
+        } else {
+            (&[1, 9, 70, 1000, 5000], 9)
+        };
+        for &len in lens {
+            let keys: Vec<K> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    // Few buckets, so that lines fill and ranges share lines.
+                    from_u64(state % 5 * 37 + (state >> 40) % 3)
+                })
+                .collect();
+            for block_len in [1, 7, len.div_ceil(2), len] {
+                // Offsets move `out[offset]` across a line's slots.
+                for offset in 0..offsets {
+                    assert_eq!(
+                        scatter(&keys, block_len, offset, true),
+                        scatter(&keys, block_len, offset, false),
+                        "{} keys, blocks of {block_len}, offset {offset}",
+                        len
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn line_scatter_matches_plain_scatter() {
+        check(|x| x as u64);
+        check(|x| x as u32);
+        check(|x| x as u16);
+        check(|x| x as u8);
     }
 }

@@ -20,6 +20,7 @@ const TINY: Tuning = Tuning {
     radix_parallel_below: 8,
     radix_small: 3,
     radix_blocks_per_thread: 2,
+    radix_lines_from_keys_per_bucket: 0,
     merge_piece_bytes: 24,
 };
 
