@@ -1297,7 +1297,7 @@ mod tests {
 
     #[test]
     fn line_scatter_matches_plain_scatter() {
-        check(|x| x as u64);
+        check(|x| x);
         check(|x| x as u32);
         check(|x| x as u16);
         check(|x| x as u8);
