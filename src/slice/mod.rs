@@ -156,6 +156,14 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 
 /// Parallel operations on mutable slices (rayon's `ParallelSliceMut`).
 ///
+/// Memory: unlike rayon's sorts, most of these sorts use a scratch buffer as large as the
+/// slice (the quicksort for elements that need dropping works in place; so does the counting
+/// sort for primitive keys with few distinct values). On Linux, buffers of 4 MiB or more are
+/// not freed when the sort returns: the largest of each kind (up to 1 GiB each) is kept for
+/// the next sort, which then pays no page faults, and its pages are handed to the kernel with
+/// `MADV_FREE`, so the kernel takes them back whenever memory runs short. Until it does, they
+/// count in the process's resident size.
+///
 /// ```
 /// use blitz_par::prelude::*;
 /// let mut v = vec![3, 1, 2];
