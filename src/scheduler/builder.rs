@@ -480,7 +480,11 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// The stack size of the worker threads, in bytes.
+    /// The stack size of the worker threads, in bytes (default: std's, 2 MiB unless
+    /// `RUST_MIN_STACK` says otherwise).
+    ///
+    /// Besides your closures' own frames, the radix sort of primitive keys puts a 64 KiB
+    /// buffer on the stack of the thread that sorts a bucket; stay well above that.
     ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new().stack_size(8 << 20).build().unwrap();
