@@ -1266,10 +1266,12 @@ mod tests {
 
     fn check<K: RadixKey + PartialEq + std::fmt::Debug>(from_u64: impl Fn(u64) -> K) {
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        let (lens, offsets): (&[usize], usize) = if cfg!(miri) {
-            (&[1, 9, 70], 3)
+        // Miri runs a few hundred of these scatters per minute: there, one length, two block
+        // lengths and three misalignments (the 256-bucket histogram dominates the cost).
+        let (lens, offsets): (&[usize], &[usize]) = if cfg!(miri) {
+            (&[70], &[0, 1, 5])
         } else {
-            (&[1, 9, 70, 1000, 5000], 9)
+            (&[1, 9, 70, 1000, 5000], &[0, 1, 2, 3, 4, 5, 6, 7, 8])
         };
         for &len in lens {
             let keys: Vec<K> = (0..len)
@@ -1281,9 +1283,14 @@ mod tests {
                     from_u64(state % 5 * 37 + (state >> 40) % 3)
                 })
                 .collect();
-            for block_len in [1, 7, len.div_ceil(2), len] {
+            let block_lens: &[usize] = if cfg!(miri) {
+                &[7, len]
+            } else {
+                &[1, 7, len.div_ceil(2), len]
+            };
+            for &block_len in block_lens {
                 // Offsets move `out[offset]` across a line's slots.
-                for offset in 0..offsets {
+                for &offset in offsets {
                     assert_eq!(
                         scatter(&keys, block_len, offset, true),
                         scatter(&keys, block_len, offset, false),
@@ -1298,8 +1305,10 @@ mod tests {
     #[test]
     fn line_scatter_matches_plain_scatter() {
         check(|x| x);
-        check(|x| x as u32);
         check(|x| x as u16);
-        check(|x| x as u8);
+        if !cfg!(miri) {
+            check(|x| x as u32);
+            check(|x| x as u8);
+        }
     }
 }
