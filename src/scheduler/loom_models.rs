@@ -110,10 +110,10 @@ mod models {
                 if job_posted.load(Ordering::Acquire) {
                     break;
                 }
-                sleep.sleep(&mut idle, &latch, &word, || {
+                let slept = sleep.sleep(&mut idle, &latch, &word, || {
                     job_posted.load(Ordering::Acquire)
                 });
-                if idle.rounds != 0 {
+                if !slept {
                     // Decided not to sleep (new jobs): search again next round.
                     sleep.announce_sleepy(&mut idle);
                 }
@@ -149,8 +149,7 @@ mod models {
             sleep.start_looking();
             sleep.announce_sleepy(&mut idle);
             while !latch.core.probe() {
-                sleep.sleep(&mut idle, &latch.core, &word, || false);
-                if idle.rounds != 0 {
+                if !sleep.sleep(&mut idle, &latch.core, &word, || false) {
                     sleep.announce_sleepy(&mut idle);
                 }
             }

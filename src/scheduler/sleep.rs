@@ -238,14 +238,15 @@ impl Sleep {
     /// A worker that searched for `ROUNDS_UNTIL_SLEEPING` rounds goes to sleep on its sleep
     /// word, unless the latch it waits for is set, new jobs were posted since it announced
     /// sleepy, or the injector holds jobs. Returns after being woken (or deciding not to
-    /// sleep); the caller then searches again.
+    /// sleep); the caller then searches again. Returns whether it registered as sleeping
+    /// (then it was woken, or saw jobs posted while it registered).
     pub(crate) fn sleep(
         &self,
         idle: &mut IdleState,
         latch: &CoreLatch,
         word: &SleepWord,
         injector_has_jobs: impl Fn() -> bool,
-    ) {
+    ) -> bool {
         if !latch.get_sleepy() {
             if !latch.probe() {
                 // WAKING: a setter found us asleep, woke us and is about to store SET. Let it
@@ -253,7 +254,7 @@ impl Sleep {
                 idle.rounds = SPIN_ROUNDS;
                 yield_now();
             }
-            return;
+            return false;
         }
         // BLOCKED before the latch CAS and the counters CAS, so that a setter or poster that
         // sees us registered also sees the word blocked and wakes it.
@@ -261,7 +262,7 @@ impl Sleep {
         if !latch.fall_asleep() {
             word.unblock();
             idle.rounds = SPIN_ROUNDS;
-            return;
+            return false;
         }
         // Register as sleeping, only if JEC is still what we announced.
         let mut c = self.counters.load(Ordering::SeqCst);
@@ -270,7 +271,7 @@ impl Sleep {
                 word.unblock();
                 latch.wake_up();
                 idle.rounds = SPIN_ROUNDS;
-                return;
+                return false;
             }
             match self.counters.compare_exchange_weak(
                 c,
@@ -292,6 +293,7 @@ impl Sleep {
         self.counters.fetch_sub(SLEEPING_ONE, Ordering::SeqCst);
         latch.wake_up();
         idle.rounds = 0;
+        true
     }
 
     /// A thread with no part in the counters (a guest: it is never woken for new work) sleeps

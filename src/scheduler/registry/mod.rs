@@ -28,7 +28,7 @@ use super::latch::{CoreLatch, SpinLatch};
 use super::sleep::{IdleState, Sleep, SleepWord, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
 use crate::sync::{
     ticks, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
-    HEARTBEAT_TICKS,
+    HEARTBEAT_TICKS, PROVEN_BEAT_TICKS,
 };
 use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
@@ -47,8 +47,17 @@ pub(crate) const RECORD_WINDOW: usize = 8;
 /// about 7 ns, so 512 keeps the clock under 1% of join overhead while the heartbeat still
 /// notices its ~100 us period within a microsecond or two.
 const JOINS_PER_CLOCK_READ: u32 = 512;
-/// What a `split_wanted` call (one chunk of the iterator driver) counts for, in joins.
-pub(crate) const SPLIT_CHECK_WEIGHT: u32 = 32;
+/// The clock reading `period` ticks after `now`; never 0, which `Local::next_beat` keeps for
+/// "not started".
+fn beat_deadline(now: u64, period: u64) -> u64 {
+    now.wrapping_add(period).max(1)
+}
+
+/// What a `split_wanted` call (one chunk of the iterator driver) counts for, in joins: a
+/// settled chunk takes a few microseconds, so every fourth one reads the clock, often enough
+/// for the proven-work beat (`PROVEN_BEAT_TICKS`, about 12 us). With 32 (every sixteenth
+/// chunk, ~64 us) a 16-core pool took several hundred microseconds to wake all its workers.
+pub(crate) const SPLIT_CHECK_WEIGHT: u32 = 128;
 
 /// Guest seats in the global registry (threads outside the pool running parallel work at the
 /// same time). A 65th concurrent outside thread injects its work instead.
@@ -90,7 +99,8 @@ pub(crate) struct Local {
     /// a thread that joined a pool with `use_current_thread` release the registry at once
     /// when the pool is dropped (`Registry::detach_current_thread`).
     holds: Cell<u32>,
-    last_beat: Cell<u64>,
+    /// When the next heartbeat is due, in `ticks`; 0 until the busy period's first clock read.
+    next_beat: Cell<u64>,
     beat_pending: Cell<bool>,
     rng: Cell<u64>,
     pub(crate) frames: [Cell<*const FrameHead>; MAX_FRAMES],
@@ -104,7 +114,7 @@ impl Local {
             record_below: Cell::new(RECORD_WINDOW),
             countdown: Cell::new(JOINS_PER_CLOCK_READ),
             holds: Cell::new(0),
-            last_beat: Cell::new(0),
+            next_beat: Cell::new(0),
             beat_pending: Cell::new(false),
             rng: Cell::new(seed | 1),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
@@ -125,10 +135,20 @@ impl Local {
             .set((promoted + RECORD_WINDOW).min(MAX_FRAMES));
     }
 
-    /// Restart the heartbeat clock (new busy period).
+    /// Restart the heartbeat clock (new busy period): the first beat comes after
+    /// `HEARTBEAT_TICKS` of busy time.
     #[inline]
     pub(crate) fn reset_heartbeat(&self) {
-        self.last_beat.set(0);
+        self.next_beat.set(0);
+    }
+
+    /// Start a busy period whose work is already proven long (a worker woken from sleep: it
+    /// was woken because some thread had been busy for a heartbeat period): the first beat
+    /// comes after `PROVEN_BEAT_TICKS`.
+    #[inline]
+    pub(crate) fn start_proven_heartbeat(&self) {
+        self.next_beat
+            .set(beat_deadline(ticks(), PROVEN_BEAT_TICKS));
     }
 
     fn next_random(&self) -> u64 {
@@ -282,25 +302,29 @@ impl Seat {
         local.beat_pending.get() || self.split_request.load(Ordering::Relaxed)
     }
 
-    /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; every
-    /// `HEARTBEAT_TICKS` of busy time, answer whether a sleeping worker should be woken to
-    /// share our work. Workers wake only while fewer threads are busy than the pool has
-    /// workers (a guest running parallel work counts as one).
+    /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; when a beat is due,
+    /// answer whether a sleeping worker should be woken to share our work. The first beat of
+    /// a busy period comes `HEARTBEAT_TICKS` after its first clock read, later ones every
+    /// `PROVEN_BEAT_TICKS`: work that outlasted one period is worth spreading fast. Workers
+    /// wake only while fewer threads are busy than the pool has workers (a guest running
+    /// parallel work counts as one) and no worker is awake and idle.
     fn heartbeat(&self, local: &Local) -> bool {
         if local.countdown.get() > 0 {
             return false;
         }
         local.countdown.set(JOINS_PER_CLOCK_READ);
         let now = ticks();
-        let last = local.last_beat.get();
-        if last == 0 {
-            local.last_beat.set(now);
+        let next = local.next_beat.get();
+        if next == 0 {
+            local.next_beat.set(beat_deadline(now, HEARTBEAT_TICKS));
             return false;
         }
-        if now.wrapping_sub(last) < HEARTBEAT_TICKS {
+        // Signed difference: the clock does not wrap in practice, and this stays right if it
+        // does.
+        if (now.wrapping_sub(next) as i64) < 0 {
             return false;
         }
-        local.last_beat.set(now);
+        local.next_beat.set(beat_deadline(now, PROVEN_BEAT_TICKS));
         let registry = self.registry();
         let sleeping = registry.sleep.sleeping_workers() as usize;
         sleeping > registry.active_guests.load(Ordering::Relaxed)
@@ -413,6 +437,8 @@ impl Seat {
             registry.sleep.start_looking();
         }
         let mut idle = IdleState::new();
+        // Whether we slept since the last job.
+        let mut woken = false;
         loop {
             if !drain && latch.probe() {
                 break;
@@ -423,7 +449,15 @@ impl Seat {
                     registry.sleep.work_found();
                 }
                 // SAFETY: owner, by contract.
-                unsafe { self.local() }.reset_heartbeat();
+                let local = unsafe { self.local() };
+                if woken {
+                    // Someone had been busy for a heartbeat period, or posted work for us:
+                    // spread it fast (see `PROVEN_BEAT_TICKS`).
+                    local.start_proven_heartbeat();
+                    woken = false;
+                } else {
+                    local.reset_heartbeat();
+                }
                 // SAFETY: we took the job out of a queue, so we own its execution.
                 unsafe { job.execute() };
                 if worker {
@@ -450,7 +484,7 @@ impl Seat {
                 idle.pause();
             } else if idle.rounds >= ROUNDS_UNTIL_SLEEPING || !worker {
                 if worker {
-                    registry
+                    woken |= registry
                         .sleep
                         .sleep(&mut idle, latch, &self.sleep_word, || {
                             !registry.injector.is_empty() || !self.inbox.is_empty()
@@ -677,5 +711,18 @@ impl Registry {
         }
         let _leave = Leave(self, seat);
         Ok(f(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::beat_deadline;
+
+    #[test]
+    fn beat_deadline_is_never_the_not_started_value() {
+        assert_eq!(beat_deadline(10, 5), 15);
+        // A clock about to wrap: the deadline wraps too, past 0.
+        assert_eq!(beat_deadline(u64::MAX - 2, 5), 2);
+        assert_eq!(beat_deadline(u64::MAX - 4, 5), 1);
     }
 }
