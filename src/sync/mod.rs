@@ -131,7 +131,8 @@ pub(crate) const HEARTBEAT_TICKS: u64 = ticks_for(250_000, 100_000);
 /// The heartbeat period once a busy period has lasted [`HEARTBEAT_TICKS`] (or began with a
 /// wake-up): an eighth of it, about 12 us. Work that long is worth every core, and a pool
 /// wakes one worker per beat per busy thread, so the shorter period brings all 16 workers of
-/// a 16-core machine in within about 100 us of the first beat instead of about 500 us.
+/// a 16-core machine in within about 100 us of the first beat (an estimate; the 100 us period
+/// needed four to reach them, 400 to 500 us). Measurements: `scheduler/README.md`.
 pub(crate) const PROVEN_BEAT_TICKS: u64 = HEARTBEAT_TICKS / 8;
 
 /// A threshold in [`ticks`], given both ways: `tsc` where they are TSC cycles, `ns` where they
