@@ -178,19 +178,23 @@ pub(crate) fn split_wanted() -> bool {
     unsafe { (*seat).split_wanted() }
 }
 
-/// Takes the heartbeat check now: for code about to run a long stretch of work without joins
-/// (a sequential sort of a large piece), which would otherwise not reach the scheduler's
-/// countdown-gated check until that work is done. Reads the clock once; promotes the oldest
-/// recorded join frame (and wakes a sleeper) if an idle thread asked for work or a heartbeat
-/// is due.
+/// For code about to run a long stretch of work without joins (a partition or a leaf sort of
+/// a large piece): makes every join frame this thread has recorded stealable now, oldest
+/// first, then takes the heartbeat check (one clock read): if a beat is due, a sleeping worker
+/// is woken to take them. A recorded frame otherwise
+/// becomes stealable only at this thread's next poll after an idle thread asks, which the
+/// stretch delays until its end: idle threads would wait out the stretch although work is
+/// there. Sharing costs a deque push per frame and a pop for each one nobody takes, nothing
+/// against a stretch of many microseconds.
 #[inline]
-pub(crate) fn poll_now() {
+pub(crate) fn share_now() {
     let seat = current_seat();
     if seat.is_null() {
         return;
     }
     // SAFETY: our own seat.
     unsafe {
+        (*seat).promote_all();
         (*seat).local().countdown.set(0);
         (*seat).on_poll();
     }

@@ -331,6 +331,17 @@ impl Seat {
             && registry.sleep.idle_awake_workers() == 0
     }
 
+    /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
+    /// without waking anyone (the heartbeat decides that). Owner only.
+    pub(crate) unsafe fn promote_all(&self) {
+        // SAFETY: owner-only by contract.
+        let local = unsafe { self.local() };
+        while local.promoted() < local.depth.get() {
+            // SAFETY: owner, by contract; each call promotes one frame.
+            unsafe { self.promote_oldest(local, false) };
+        }
+    }
+
     /// Pushes the oldest recorded, not yet promoted join frame onto the deque.
     ///
     /// # Safety

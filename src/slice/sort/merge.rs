@@ -14,10 +14,10 @@
 //! that. Merging needs only disjoint pieces: every split decision (binary search) is taken by
 //! one thread before the pieces are handed out.
 //!
-//! Spine: the scheduler makes a pending `join` stealable only when the running thread polls it
-//! (at a join, or at `poll_scheduler`), and wakes a sleeping worker only on a heartbeat seen at
-//! such a poll (about every 100 us). A std sort of a coarse leaf polls nowhere, so while the
-//! first leaf is sorted the other half of the slice cannot be handed out. Hence the leftmost
+//! Spine: the scheduler wakes a sleeping worker only on a heartbeat seen at a poll (at a join,
+//! or at `poll_scheduler`, which also makes every pending `join` of the thread stealable), the
+//! first one after about 100 us of work. A std sort of a coarse leaf polls nowhere, so while
+//! the first leaf is sorted no worker would be woken to take the other half. Hence the leftmost
 //! path of the recursion (the spine), and the leftmost path of every stolen subtree, uses small
 //! leaves (`min_leaf_len`, tens of microseconds of work): the first heartbeat comes within about
 //! 100 us and gives the oldest pending join (the largest piece) to the woken worker. Everything

@@ -104,14 +104,18 @@ impl Tuning {
 /// a sequential merge, one block of a radix pass), each of which takes tens to hundreds of
 /// microseconds.
 ///
-/// The scheduler promotes a recorded join (makes it stealable) only when it polls, and reads
-/// its heartbeat clock only once per 512 joins' worth of polls; a coarse sequential piece makes
-/// no polls at all. So before each piece we ask it to poll now (one clock read, a few ns): if an
-/// idle thread wants work or a heartbeat is due, it promotes its oldest recorded join, which
-/// holds the most work (the other half of the sort).
+/// The scheduler promotes a recorded join (makes it stealable) only when it polls and an idle
+/// thread has asked, and reads its heartbeat clock only once per 512 joins' worth of polls; a
+/// coarse sequential piece makes no polls at all, so a request made during it waited for its
+/// end. So before each piece we make every join this thread has recorded stealable at once
+/// (the oldest holds the most work: the other half of the sort) and take the heartbeat check
+/// (one clock read), which wakes a sleeping worker when one is due. Local 2-core VM, against
+/// promoting only on request: 1M random strings `par_sort_unstable`, fastest of 5, 167-195
+/// against 196-224 ms over six alternated rounds; 10M random u64 `par_sort_unstable`, best
+/// of 5, 66-77 against 80-93 ms; comparison merge sorts unchanged within the noise.
 #[inline]
 pub(super) fn poll_scheduler() {
-    crate::scheduler::poll_now();
+    crate::scheduler::share_now();
 }
 
 /// `par_sort`: stable, natural order.
