@@ -181,10 +181,9 @@ pub(crate) fn split_wanted() -> bool {
 /// For code about to run a long stretch of work without joins (a partition or a leaf sort of
 /// a large piece): makes every join frame this thread has recorded stealable now, oldest
 /// first, then takes the heartbeat check (one clock read): if a beat is due, a sleeping worker
-/// is woken to take them. A recorded frame otherwise
-/// becomes stealable only at this thread's next poll after an idle thread asks, which the
-/// stretch delays until its end: idle threads would wait out the stretch although work is
-/// there. Sharing costs a deque push per frame and a pop for each one nobody takes, nothing
+/// is woken to take them. A recorded frame otherwise becomes stealable only at this thread's
+/// next poll after an idle thread asks, which the stretch delays until its end: idle threads
+/// would wait out the stretch although work is there. Sharing costs a deque push per frame and a pop for each one nobody takes, nothing
 /// against a stretch of many microseconds.
 #[inline]
 pub(crate) fn share_now() {

@@ -332,7 +332,10 @@ impl Seat {
     }
 
     /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
-    /// without waking anyone (the heartbeat decides that). Owner only.
+    /// without waking anyone (the heartbeat decides that).
+    ///
+    /// # Safety
+    /// Owner only: the calling thread occupies this seat.
     pub(crate) unsafe fn promote_all(&self) {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
