@@ -314,6 +314,11 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice in parallel, stably, by a key.
     ///
+    /// `f` may be called several times per element, as in rayon, except for keys of type
+    /// `String`, `&str`, `Vec<u8>`, `&[u8]`, `Box<str>` or `Box<[u8]>`: there each key is
+    /// computed once (as by [`par_sort_by_cached_key`](Self::par_sort_by_cached_key)) and held
+    /// while the sort runs, which then needs no comparisons (a radix sort of the key bytes).
+    ///
     /// ```
     /// use blitz_par::prelude::*;
     /// let mut v = vec![-3i32, 1, -2];
@@ -346,6 +351,10 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice in parallel, without preserving the order of equal elements.
     ///
+    /// Large slices of byte strings (`String`, `&str`, `Vec<u8>`, `&[u8]`, `Box<str>`,
+    /// `Box<[u8]>`) are radix sorted: besides the scratch buffer (see the trait's
+    /// documentation), that takes 16 bytes per element for keys.
+    ///
     /// ```
     /// use blitz_par::prelude::*;
     /// let mut v = vec![3, 1, 2];
@@ -375,6 +384,8 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice in parallel, unstably, by a key.
+    ///
+    /// `f` is called as by [`par_sort_by_key`](Self::par_sort_by_key).
     ///
     /// ```
     /// use blitz_par::prelude::*;

@@ -6,13 +6,15 @@
 //! | --- | --- |
 //! | any, fewer than `Tuning::sequential_below` elements | std's `sort_by` / `sort_unstable_by`: splitting does not pay |
 //! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort; [`counting`] when a sample shows few distinct values; [`runs`] when the input is a few ascending or descending runs |
+//! | `par_sort`, `par_sort_unstable` on `String`, `&str`, `Vec<u8>`, `&[u8]`, `Box<str>`, `Box<[u8]>` | [`strings`]: MSD radix sort of (character codes, index) keys, then a parallel gather |
 //! | `par_sort_by`, `par_sort_unstable_by` on `f64`/`f32` given `f64::total_cmp`/`f32::total_cmp` itself | [`radix`], on the bits of the total order |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
-//! | `par_sort_by_key` with a key that needs dropping (`String`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
-//! | `par_sort_unstable_by_key` with a key that needs dropping | [`merge`], std's `sort_by_cached_key` at the leaves |
+//! | `par_sort_by_key`, `par_sort_unstable_by_key`, `par_sort_by_cached_key` with a key of the byte-string types above | [`strings`]: each key computed once, in parallel |
+//! | `par_sort_by_key` with another key that needs dropping (`Vec<u64>`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
+//! | `par_sort_unstable_by_key` with another key that needs dropping | [`merge`], std's `sort_by_cached_key` at the leaves |
 //! | every other unstable call, on elements that need dropping (`String`, ...) | [`quick`]: parallel quicksort in place, std's `sort_unstable_by` at the leaves |
 //! | every other unstable call, on plain data | [`merge`], std's `sort_unstable_by` at the leaves |
-//! | `par_sort_by_cached_key` | keys computed in parallel, (key, index) pairs sorted as by `par_sort_unstable` ([`quick`] for keys that need dropping, else [`merge`]), then a parallel gather |
+//! | `par_sort_by_cached_key`, other keys | keys computed in parallel, (key, index) pairs sorted as by `par_sort_unstable` ([`quick`] for keys that need dropping, else [`merge`]), then a parallel gather |
 //!
 //! Radix sort wins on primitive keys because it needs no comparisons and, skipping the bits
 //! that do not differ, few passes; it is only sound for an order it knows, so only `par_sort`
@@ -20,6 +22,9 @@
 //! `radix::type_id_of` for why that recognition is sound without a `'static` bound), and the
 //! `_by` forms when the comparator's type is the function item `f64::total_cmp` or
 //! `f32::total_cmp` (a closure has a type of its own and cannot be recognised).
+//!
+//! Byte strings get a radix sort of their own because comparing two costs a cache miss or two
+//! (the heap bytes), and a comparison sort makes `n log n` comparisons; see [`strings`].
 //!
 //! Scratch buffers come from [`scratch`], which backs large ones with transparent huge pages.
 //!
@@ -42,6 +47,7 @@ mod quick;
 mod radix;
 mod runs;
 mod scratch;
+mod strings;
 
 #[cfg(test)]
 mod tests;
@@ -126,7 +132,7 @@ pub(crate) fn par_sort<T: Send + Ord>(v: &mut [T]) {
 fn par_sort_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
     if v.len() < tuning.sequential_below {
         v.sort();
-    } else if !radix::try_radix_sort(v, tuning) {
+    } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, tuning) {
         merge::par_merge_sort(v, &T::cmp, &|leaf: &mut [T]| leaf.sort(), tuning);
     }
 }
@@ -139,7 +145,7 @@ pub(crate) fn par_sort_unstable<T: Send + Ord>(v: &mut [T]) {
 fn par_sort_unstable_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
     if v.len() < tuning.sequential_below {
         v.sort_unstable();
-    } else if !radix::try_radix_sort(v, tuning) {
+    } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, tuning) {
         par_unstable_comparison_sort(v, &T::cmp, tuning);
     }
 }
@@ -223,7 +229,9 @@ fn par_sort_by_key_with<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
     tuning: &Tuning,
 ) {
     let compare = |a: &T, b: &T| f(a).cmp(&f(b));
-    if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
+    if v.len() >= tuning.sequential_below && strings::try_sort_by_key(v, f, tuning) {
+        // Byte-string keys: each computed once, then a radix sort.
+    } else if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
         par_sort_by_with(v, &compare, stable, tuning);
     } else {
         merge::par_merge_sort(
@@ -253,6 +261,9 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
         v.sort_by_cached_key(f);
         return;
     }
+    if strings::try_sort_by_key(v, f, tuning) {
+        return;
+    }
     // Keys, each with the index of its element; the indices are distinct, so an unstable sort
     // of the pairs is a stable sort of the elements.
     // As for any unstable sort: the in-place quicksort when keys own memory elsewhere
@@ -269,28 +280,30 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
     };
     let compare = |a: &(K, usize), b: &(K, usize)| a.cmp(b);
     par_unstable_comparison_sort(&mut keyed, &compare, tuning);
-    let order: Vec<usize> = keyed.into_iter().map(|(_, index)| index).collect();
+    let order: Vec<u64> = keyed.into_iter().map(|(_, index)| index as u64).collect();
 
     // Gather the elements in key order into scratch, then copy them back. No user code runs
     // from here on, so nothing can panic between the moves.
     let mut buffer = Scratch::<T>::uninit(len);
     let scratch = buffer.as_uninit();
     let from = SyncPtr::new(v);
-    par_gather(&order, from, scratch, tuning);
+    par_gather(&order, u64::MAX, from, scratch, tuning);
     par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
 }
 
-/// `scratch[i] = read(from[order[i]])` for every `i`. `order` must be a permutation of
-/// `0..from.len()` (it is: the keys' indices, permuted by a sort).
+/// `scratch[i] = read(from[order[i] & mask])` for every `i`. The masked `order` must be a
+/// permutation of `0..from.len()` (it is: the keys' indices, permuted by a sort).
 fn par_gather<T: Send>(
-    order: &[usize],
+    order: &[u64],
+    mask: u64,
     from: SyncPtr<T>,
     scratch: &mut [MaybeUninit<T>],
     tuning: &Tuning,
 ) {
     if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || order.len() < 2 {
         poll_scheduler();
-        for (slot, &index) in scratch.iter_mut().zip(order) {
+        for (slot, &key) in scratch.iter_mut().zip(order) {
+            let index = (key & mask) as usize;
             assert!(index < from.len());
             // SAFETY: `index` is in bounds (checked); `order` is a permutation, so each source
             // element is read by exactly one task, and the source slice is not otherwise used
@@ -302,8 +315,8 @@ fn par_gather<T: Send>(
     let mid = order.len() / 2;
     let (scratch_low, scratch_high) = scratch.split_at_mut(mid);
     crate::join(
-        || par_gather(&order[..mid], from, scratch_low, tuning),
-        || par_gather(&order[mid..], from, scratch_high, tuning),
+        || par_gather(&order[..mid], mask, from, scratch_low, tuning),
+        || par_gather(&order[mid..], mask, from, scratch_high, tuning),
     );
 }
 

@@ -129,9 +129,12 @@ unsafe impl RadixKey for f32 {
 ///
 /// Soundness: lifetimes are erased before code generation, so the method body is the same code
 /// for every lifetime, and it touches no data (the receiver is a zero-sized `PhantomData`).
-/// The answer is the `TypeId` of `T` with its lifetimes erased. We only ever compare it with
-/// the `TypeId` of a primitive that has no lifetime parameters; a type equal to such a
-/// primitive after erasure *is* that primitive, so the cast in `try_radix_sort` is an identity.
+/// The answer is the `TypeId` of `T` with its lifetimes erased. Here it is compared with the
+/// `TypeId` of a primitive that has no lifetime parameters; a type equal to such a primitive
+/// after erasure *is* that primitive, so the cast in `try_radix_sort` is an identity.
+/// `strings::byte_view` also compares it with `&'static str` and `&'static [u8]`, which
+/// `&'a str` and `&'a [u8]` match for every `'a`: it reads such an element as a raw pointer
+/// and claims no lifetime for it.
 fn type_id_of<T: ?Sized>() -> TypeId {
     trait NonStaticAny {
         fn type_id(&self) -> TypeId
@@ -158,7 +161,7 @@ fn type_id_of<T: ?Sized>() -> TypeId {
 
 /// Whether `T` is exactly `U`, where `U` has no lifetime parameters.
 #[inline]
-fn is_type<T, U: 'static>() -> bool {
+pub(super) fn is_type<T, U: 'static>() -> bool {
     type_id_of::<T>() == TypeId::of::<U>()
 }
 

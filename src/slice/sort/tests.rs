@@ -743,3 +743,129 @@ fn large_sorts_share_scratch_across_types() {
         assert!(pairs == expected, "pairs, round {round}");
     }
 }
+
+/// Byte strings that reach every case of the string sort: the full byte alphabet (zero bytes
+/// and ends look alike), a tiny alphabet with zero bytes (many equal prefixes, every string
+/// ending inside a key), a long common prefix (several rounds), few distinct values.
+fn byte_strings(len: usize, seed: u64) -> Vec<(&'static str, Vec<Vec<u8>>)> {
+    let mut rng = Rng(seed | 1);
+    let mut string = |alphabet: &[u8], max_len: u64, prefix: &[u8]| -> Vec<u8> {
+        let n = rng.next() % (max_len + 1);
+        let mut s = prefix.to_vec();
+        s.extend((0..n).map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize]));
+        s
+    };
+    let all: Vec<u8> = (0..=255).collect();
+    let any_bytes: Vec<Vec<u8>> = (0..len).map(|_| string(&all, 12, b"")).collect();
+    let tiny: Vec<Vec<u8>> = (0..len).map(|_| string(b"\0ab", 20, b"")).collect();
+    let hex: Vec<Vec<u8>> = (0..len)
+        .map(|_| string(b"0123456789abcdef", 16, b""))
+        .collect();
+    let url: Vec<Vec<u8>> = (0..len)
+        .map(|_| string(b"xyz/", 6, b"https://example.com/a/long/common/prefix/"))
+        .collect();
+    let few: Vec<Vec<u8>> = (0..len).map(|i| tiny[i % 3.min(len)].clone()).collect();
+    let empty = vec![Vec::new(); len];
+    vec![
+        ("any_bytes", any_bytes),
+        ("tiny", tiny),
+        ("hex", hex),
+        ("url", url),
+        ("few", few),
+        ("empty", empty),
+    ]
+}
+
+#[test]
+fn byte_string_sorts_match_std() {
+    fn check<T: Clone + Ord + Send + std::fmt::Debug>(input: &[T], what: &str) {
+        let mut expected = input.to_vec();
+        expected.sort();
+        let mut stable = input.to_vec();
+        par_sort_with(&mut stable, &TINY);
+        assert_eq!(stable, expected, "stable {what}");
+        let mut unstable = input.to_vec();
+        par_sort_unstable_with(&mut unstable, &TINY);
+        assert_eq!(unstable, expected, "unstable {what}");
+    }
+    for len in lengths() {
+        for (name, bytes) in byte_strings(len, len as u64 + 3) {
+            let what = format!("{name} {len}");
+            check(&bytes, &what);
+            let slices: Vec<&[u8]> = bytes.iter().map(|b| &b[..]).collect();
+            check(&slices, &what);
+            let strings: Vec<String> = bytes
+                .iter()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .collect();
+            check(&strings, &what);
+            let strs: Vec<&str> = strings.iter().map(|s| &s[..]).collect();
+            check(&strs, &what);
+            if cfg!(miri) {
+                continue;
+            }
+            check(
+                &bytes
+                    .iter()
+                    .map(|b| b.clone().into_boxed_slice())
+                    .collect::<Vec<_>>(),
+                &what,
+            );
+            check(
+                &strings
+                    .iter()
+                    .map(|s| s.clone().into_boxed_str())
+                    .collect::<Vec<_>>(),
+                &what,
+            );
+
+            // By key, stable: (key, index) pairs show the order of equal keys.
+            let records: Vec<(String, usize)> = strings
+                .iter()
+                .cloned()
+                .enumerate()
+                .map(|(i, s)| (s, i))
+                .collect();
+            let mut expected = records.clone();
+            expected.sort_by_key(|r| r.0.clone());
+            for stable in [true, false] {
+                let mut got = records.clone();
+                par_sort_by_key_with(&mut got, &|r: &(String, usize)| r.0.clone(), stable, &TINY);
+                if stable {
+                    assert_eq!(got, expected, "by key {what}");
+                } else {
+                    let keys =
+                        |v: &[(String, usize)]| v.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
+                    assert_eq!(keys(&got), keys(&expected), "unstable by key {what}");
+                }
+            }
+            let mut got = records.clone();
+            par_sort_by_cached_key_with(
+                &mut got,
+                &|r: &(String, usize)| r.0.as_bytes().to_vec(),
+                &TINY,
+            );
+            assert_eq!(got, expected, "cached key {what}");
+        }
+    }
+}
+
+#[test]
+fn byte_views_recognise_only_byte_strings() {
+    let text = String::from("x");
+    let borrowed: &str = &text;
+    assert!(strings::byte_view::<String>().is_some());
+    assert!(strings::byte_view::<&str>().is_some());
+    assert!(strings::byte_view::<&[u8]>().is_some());
+    assert!(strings::byte_view::<Vec<u8>>().is_some());
+    assert!(strings::byte_view::<Box<str>>().is_some());
+    assert!(strings::byte_view::<Box<[u8]>>().is_some());
+    assert_eq!(strings::byte_view::<&str>().unwrap()(&borrowed), b"x");
+    assert_eq!(strings::byte_view::<String>().unwrap()(&text), b"x");
+    assert!(strings::byte_view::<&String>().is_none());
+    assert!(strings::byte_view::<(String,)>().is_none());
+    assert!(strings::byte_view::<Vec<i8>>().is_none());
+    assert!(strings::byte_view::<Vec<u16>>().is_none());
+    assert!(strings::byte_view::<std::borrow::Cow<'_, str>>().is_none());
+    assert!(strings::byte_view::<&mut str>().is_none());
+}

@@ -1,0 +1,435 @@
+//! Byte strings in their natural order: an MSD radix sort on packed keys.
+//!
+//! Serves `par_sort` and `par_sort_unstable` on `String`, `&str`, `Vec<u8>`, `&[u8]`,
+//! `Box<str>` and `Box<[u8]>` (whose `Ord` is the lexicographic order of their bytes), and
+//! `par_sort_by_key`, `par_sort_unstable_by_key` and `par_sort_by_cached_key` when the key is
+//! one of these types.
+//!
+//! A comparison sort of strings pays a cache miss or two per comparison (the element, then
+//! its heap bytes), `n log n` times, and the quicksort's top partition runs on one thread.
+//! Here each string is read twice per round instead, by parallel passes:
+//!
+//! 1. The alphabet: which byte values the strings hold in the next window of characters
+//!    (from `depth`, 0 at first), and the longest length (see [`Encoding`]: text has few
+//!    distinct bytes, so a character takes fewer than 8 bits).
+//! 2. Each element `i` gets a `u64` key: the codes of its next characters (0 where the
+//!    string has ended), as many as fill the top `64 - b` bits, above the index `i` in the low
+//!    `b = bits(len - 1)` bits. Keys are distinct, and their order is the order of (prefix,
+//!    index): codes keep byte order, and an ended string sorts below any that goes on, so a
+//!    smaller prefix means a smaller string.
+//! 3. The keys are sorted by [`radix::radix_sort`] (parallel; it skips the bits that do not
+//!    differ).
+//! 4. Runs of equal prefix are resolved, in parallel: a short run by comparing the strings
+//!    (ties by index); a long one by another round from the first character its key did not
+//!    hold (its strings agree up to there). A run whose strings have all ended is in order:
+//!    they are equal (with 8-bit codes, where byte 0 and the end look alike, it is compared).
+//! 5. The elements are gathered into a scratch buffer in key order and copied back.
+//!
+//! Ties are ordered by index at every step, so the result is stable and serves every call.
+//! No user code runs in steps 1 to 5 (the natural order is fixed; the key-based calls compute
+//! their keys first), so nothing can panic between the moves of step 5.
+//!
+//! Memory: 8 bytes of key per element and the radix sort's scratch of the same size, plus a
+//! scratch buffer of the elements for the gather (and the keys, for the key-based calls).
+
+use std::cmp::Ordering;
+use std::mem::MaybeUninit;
+
+use super::scratch::Scratch;
+use super::{merge, par_copy_from_scratch, par_gather, poll_scheduler, radix, Tuning};
+use crate::prelude::*;
+use crate::SyncPtr;
+
+/// Sees a value as the bytes whose lexicographic order is its natural order.
+pub(super) type View<T> = for<'a> fn(&'a T) -> &'a [u8];
+
+/// A view for `T` if `T` is one of the byte-string types of the module documentation.
+pub(super) fn byte_view<T>() -> Option<View<T>> {
+    /// The owned types, seen through the bytes their `Ord` compares.
+    trait Bytes {
+        fn bytes(&self) -> &[u8];
+    }
+    impl Bytes for String {
+        fn bytes(&self) -> &[u8] {
+            self.as_bytes()
+        }
+    }
+    impl Bytes for Box<str> {
+        fn bytes(&self) -> &[u8] {
+            self.as_bytes()
+        }
+    }
+    impl Bytes for Vec<u8> {
+        fn bytes(&self) -> &[u8] {
+            self
+        }
+    }
+    impl Bytes for Box<[u8]> {
+        fn bytes(&self) -> &[u8] {
+            self
+        }
+    }
+    macro_rules! owned {
+        ($($u:ty),*) => {$(
+            if radix::is_type::<T, $u>() {
+                fn view<T>(x: &T) -> &[u8] {
+                    // SAFETY: `byte_view` hands out this function only when `T` is `$u` (see
+                    // `radix::type_id_of`), so the cast changes nothing.
+                    let x = unsafe { &*(x as *const T).cast::<$u>() };
+                    x.bytes()
+                }
+                return Some(view::<T>);
+            }
+        )*};
+    }
+    owned!(String, Vec<u8>, Box<str>, Box<[u8]>);
+    // `&'a str` and `&'a [u8]` for any `'a`: `type_id_of` erases lifetimes. The reference is
+    // read as a raw pointer, so no lifetime is claimed; the bytes are returned for the borrow
+    // of `x`, which the referent outlives (`T: 'x` because `x: &'x T`).
+    macro_rules! borrowed {
+        ($($u:ty),*) => {$(
+            if radix::is_type::<T, &'static $u>() {
+                fn view<T>(x: &T) -> &[u8] {
+                    // SAFETY: `byte_view` hands out this function only when `T` is `&$u` (for
+                    // some lifetime), which has the layout of `*const $u`; reading it copies
+                    // the pointer.
+                    let raw = unsafe { (x as *const T).cast::<*const $u>().read() };
+                    // SAFETY: `raw` came from a live shared reference whose referent outlives
+                    // the borrow of `x`; `str` has the layout of `[u8]`.
+                    unsafe { &*(raw as *const [u8]) }
+                }
+                return Some(view::<T>);
+            }
+        )*};
+    }
+    borrowed!(str, [u8]);
+    None
+}
+
+/// Sorts `v` if `T` is a byte-string type (see the module documentation); returns whether it
+/// did. The result is stable, so this serves `par_sort` and `par_sort_unstable`.
+pub(super) fn try_sort<T: Send>(v: &mut [T], tuning: &Tuning) -> bool {
+    let Some(view) = byte_view::<T>() else {
+        return false;
+    };
+    let from = SyncPtr::new(v);
+    let bytes = |i: usize| {
+        // SAFETY: `i < len` (every index comes from `0..len`); the slice is only read until
+        // `par_order` returns, and `T`, a byte-string type, is `Sync`, so threads may share it.
+        view(unsafe { &*from.get(i) })
+    };
+    let Some(order) = par_order(from.len(), &bytes, tuning) else {
+        return false;
+    };
+    gather_in_order(v, &order, tuning);
+    true
+}
+
+/// A key wrapped so that the compiler lets threads share and send it.
+struct SharedKey<K>(K);
+
+// SAFETY: only made for `K` with a byte view, all of which are `Send` and `Sync`
+// (`try_sort_by_key` checks before it makes one).
+unsafe impl<K> Send for SharedKey<K> {}
+// SAFETY: as above.
+unsafe impl<K> Sync for SharedKey<K> {}
+
+/// Sorts `v` by `f` (each key computed once) if `K` is a byte-string type; returns whether it
+/// did. Stable, so this serves `par_sort_by_key`, `par_sort_unstable_by_key` and
+/// `par_sort_by_cached_key`. A panic in `f` reaches the caller with `v` untouched.
+pub(super) fn try_sort_by_key<T, K, F>(v: &mut [T], f: &F, tuning: &Tuning) -> bool
+where
+    T: Send,
+    F: Fn(&T) -> K + Sync,
+{
+    let Some(view) = byte_view::<K>() else {
+        return false;
+    };
+    let keys: Vec<SharedKey<K>> = v.par_iter_mut().map(|x| SharedKey(f(&*x))).collect();
+    let bytes = |i: usize| view(&keys[i].0);
+    let Some(order) = par_order(keys.len(), &bytes, tuning) else {
+        return false;
+    };
+    gather_in_order(v, &order, tuning);
+    // The keys were made in parallel; free them so too.
+    keys.into_par_iter().for_each(drop);
+    true
+}
+
+/// Puts `v[index(order[i])]` at `i`, for every `i` (`order` as `par_order` returns it).
+fn gather_in_order<T: Send>(v: &mut [T], order: &[u64], tuning: &Tuning) {
+    let mask = index_mask(v.len());
+    let mut buffer = Scratch::<T>::uninit(v.len());
+    let scratch: &mut [MaybeUninit<T>] = buffer.as_uninit();
+    let from = SyncPtr::new(v);
+    par_gather(order, mask, from, scratch, tuning);
+    par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
+}
+
+/// Bits of the index in a key, for `len` elements: enough for `len - 1`, at least one.
+fn index_bits(len: usize) -> u32 {
+    (u64::BITS - (len.saturating_sub(1) as u64).leading_zeros()).max(1)
+}
+
+/// The index part of a key, for `len` elements.
+fn index_mask(len: usize) -> u64 {
+    (1u64 << index_bits(len)) - 1
+}
+
+/// The set of byte values seen in some strings' windows.
+#[derive(Clone, Copy, Default)]
+struct Alphabet {
+    bytes: [u64; 4],
+    /// The longest string seen.
+    longest: usize,
+}
+
+impl Alphabet {
+    #[inline]
+    fn add(mut self, string: &[u8], from: usize, window: usize) -> Self {
+        if let Some(rest) = string.get(from..) {
+            for &byte in &rest[..rest.len().min(window)] {
+                self.bytes[usize::from(byte >> 6)] |= 1 << (byte & 63);
+            }
+        }
+        self.longest = self.longest.max(string.len());
+        self
+    }
+
+    fn union(self, other: Self) -> Self {
+        let mut bytes = self.bytes;
+        for (word, other) in bytes.iter_mut().zip(other.bytes) {
+            *word |= other;
+        }
+        Alphabet {
+            bytes,
+            longest: self.longest.max(other.longest),
+        }
+    }
+}
+
+/// How one round turns the next characters of a string into prefix bits.
+///
+/// Each byte of the alphabet gets a code in `1..=symbols`, in byte order, and the end of the
+/// string gets 0, below every byte; `bits` per character, `chars` characters per key. Text
+/// uses few distinct bytes (hexadecimal digits: 16, 5 bits each), so a key holds more
+/// characters than 8 bits per byte would allow, and runs of equal prefix are rarer. An
+/// alphabet of 256 bytes has no room for the end: codes are the bytes themselves and the end
+/// is 0, like byte 0 (`exact` is false), which only comparing tells apart.
+struct Encoding {
+    codes: [u8; 256],
+    bits: u32,
+    chars: usize,
+    exact: bool,
+}
+
+impl Encoding {
+    fn new(alphabet: &Alphabet, prefix_bits: u32) -> Encoding {
+        let symbols: u32 = alphabet.bytes.iter().map(|word| word.count_ones()).sum();
+        let mut codes = [0u8; 256];
+        let (bits, exact) = if symbols >= 256 {
+            for (code, byte) in codes.iter_mut().zip(0u8..=255) {
+                *code = byte;
+            }
+            (8, false)
+        } else {
+            let mut next = 0u8;
+            for (byte, code) in codes.iter_mut().enumerate() {
+                if alphabet.bytes[byte >> 6] & (1 << (byte & 63)) != 0 {
+                    next += 1;
+                    *code = next;
+                }
+            }
+            // Codes `0..=symbols` need this many bits.
+            ((u32::BITS - symbols.leading_zeros()).max(1), true)
+        };
+        Encoding {
+            codes,
+            bits,
+            chars: (prefix_bits / bits) as usize,
+            exact,
+        }
+    }
+}
+
+/// How keys are made for one sort.
+struct Keys<'f, F> {
+    /// The bytes of element `i`.
+    bytes: &'f F,
+    /// Bits of the index (the low bits of a key).
+    shift: u32,
+}
+
+impl<'s, F: Fn(usize) -> &'s [u8] + Sync> Keys<'_, F> {
+    /// Bits of a key above the index.
+    fn prefix_bits(&self) -> u32 {
+        u64::BITS - self.shift
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        (key & ((1u64 << self.shift) - 1)) as usize
+    }
+
+    #[inline]
+    fn prefix(&self, key: u64) -> u64 {
+        key >> self.shift
+    }
+
+    /// The alphabet of the windows, from `depth`, of the elements behind `order`.
+    fn alphabet(&self, order: &[u64], depth: usize) -> Alphabet {
+        let window = self.prefix_bits() as usize;
+        order
+            .par_iter()
+            .fold(Alphabet::default, |alphabet, &key| {
+                alphabet.add((self.bytes)(self.index(key)), depth, window)
+            })
+            .reduce(Alphabet::default, Alphabet::union)
+    }
+
+    /// The key of element `index` for the characters from `depth`.
+    #[inline]
+    fn key(&self, index: usize, depth: usize, encoding: &Encoding) -> u64 {
+        let bytes = (self.bytes)(index);
+        let rest = bytes.get(depth..).unwrap_or_default();
+        let mut code = 0u64;
+        for j in 0..encoding.chars {
+            let char_code = rest
+                .get(j)
+                .map_or(0, |&byte| encoding.codes[usize::from(byte)]);
+            code = (code << encoding.bits) | u64::from(char_code);
+        }
+        let unused = self.prefix_bits() - encoding.bits * encoding.chars as u32;
+        (code << unused << self.shift) | index as u64
+    }
+
+    /// Keys the elements behind `order` (in place) for the characters from `depth`.
+    fn rekey(&self, order: &mut [u64], depth: usize, encoding: &Encoding) {
+        order
+            .par_iter_mut()
+            .for_each(|key| *key = self.key(self.index(*key), depth, encoding));
+    }
+
+    /// The natural order of the elements behind two keys, ties by index.
+    #[inline]
+    fn compare(&self, a: &u64, b: &u64) -> Ordering {
+        let (a, b) = (self.index(*a), self.index(*b));
+        (self.bytes)(a).cmp((self.bytes)(b)).then(a.cmp(&b))
+    }
+}
+
+/// The keys of elements `0..len` in the order of `bytes(i)`, ties by index; the index of each
+/// is its low `index_bits(len)` bits. `None` for more than 2^56 elements (no byte of prefix
+/// would fit beside the index).
+fn par_order<'s, F>(len: usize, bytes: &F, tuning: &Tuning) -> Option<Vec<u64>>
+where
+    F: Fn(usize) -> &'s [u8] + Sync,
+{
+    let shift = index_bits(len);
+    if u64::BITS - shift < 8 {
+        return None;
+    }
+    let keys = Keys { bytes, shift };
+    let mut order: Vec<u64> = (0..len as u64).into_par_iter().collect();
+    sort_run(&mut order, 0, true, &keys, tuning);
+    Some(order)
+}
+
+/// Sorts `run`: keys, in index order, of elements that agree on their first `depth` bytes
+/// (exactly if `exact`; else but for zero bytes where one of them has ended).
+fn sort_run<'s, F>(run: &mut [u64], depth: usize, exact: bool, keys: &Keys<'_, F>, tuning: &Tuning)
+where
+    F: Fn(usize) -> &'s [u8] + Sync,
+{
+    let alphabet = keys.alphabet(run, depth);
+    if alphabet.longest <= depth {
+        // Every string has ended.
+        if !exact {
+            // Zero bytes and ends looked alike: comparing (lengths) orders them. Equal strings
+            // in index order are a single run for the merge sort: one pass.
+            let compare = |a: &u64, b: &u64| keys.compare(a, b);
+            merge::par_merge_sort(
+                run,
+                &compare,
+                &|leaf: &mut [u64]| leaf.sort_unstable_by(compare),
+                tuning,
+            );
+        }
+        // Else they are equal, and in index order.
+        return;
+    }
+    let encoding = Encoding::new(&alphabet, keys.prefix_bits());
+    keys.rekey(run, depth, &encoding);
+    radix::radix_sort(run, tuning);
+    par_resolve(
+        run,
+        depth + encoding.chars,
+        exact && encoding.exact,
+        keys,
+        tuning,
+    );
+}
+
+/// Orders each run of equal prefixes in `order`, sorted keys made by `sort_run`; `depth` and
+/// `exact` are as `sort_run` takes them, for the strings of each run.
+fn par_resolve<'s, F>(
+    order: &mut [u64],
+    depth: usize,
+    exact: bool,
+    keys: &Keys<'_, F>,
+    tuning: &Tuning,
+) where
+    F: Fn(usize) -> &'s [u8] + Sync,
+{
+    let len = order.len();
+    if len > tuning.radix_parallel_below.max(2) {
+        // Split at an end of the run that holds the middle key, so no run is cut.
+        let half = len / 2;
+        let prefix = keys.prefix(order[half]);
+        let start = order[..half].partition_point(|&k| keys.prefix(k) < prefix);
+        let end = half + order[half..].partition_point(|&k| keys.prefix(k) == prefix);
+        let mid = if start > 0 {
+            start
+        } else if end < len {
+            end
+        } else {
+            return resolve_run(order, depth, exact, keys, tuning);
+        };
+        let (low, high) = order.split_at_mut(mid);
+        crate::join(
+            || par_resolve(low, depth, exact, keys, tuning),
+            || par_resolve(high, depth, exact, keys, tuning),
+        );
+        return;
+    }
+    poll_scheduler();
+    let mut start = 0;
+    while start < len {
+        let prefix = keys.prefix(order[start]);
+        let mut end = start + 1;
+        while end < len && keys.prefix(order[end]) == prefix {
+            end += 1;
+        }
+        if end - start > 1 {
+            resolve_run(&mut order[start..end], depth, exact, keys, tuning);
+        }
+        start = end;
+    }
+}
+
+/// Orders `run`: at least two keys with the same prefix, in index order.
+fn resolve_run<'s, F>(
+    run: &mut [u64],
+    depth: usize,
+    exact: bool,
+    keys: &Keys<'_, F>,
+    tuning: &Tuning,
+) where
+    F: Fn(usize) -> &'s [u8] + Sync,
+{
+    if run.len() <= tuning.radix_small.max(2) {
+        run.sort_unstable_by(|a, b| keys.compare(a, b));
+    } else {
+        sort_run(run, depth, exact, keys, tuning);
+    }
+}
