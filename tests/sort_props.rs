@@ -64,14 +64,47 @@ quickcheck! {
     }
 
     fn strings_match_std(values: Vec<String>, len: u16) -> bool {
-        let input = grow(&values, len as usize * 4);
+        let input = grow(&values, len as usize);
         let mut expected = input.clone();
         expected.sort();
         let mut got = input.clone();
         got.par_sort_unstable();
-        let mut got_stable = input;
+        let mut got_stable = input.clone();
         got_stable.par_sort();
-        got == expected && got_stable == expected
+        let mut strs: Vec<&str> = input.iter().map(String::as_str).collect();
+        strs.par_sort_unstable();
+        let mut bytes: Vec<Vec<u8>> = input.iter().map(|s| s.clone().into_bytes()).collect();
+        bytes.par_sort();
+        // Records by a cloned `String` key: equal keys keep their input order.
+        let records: Vec<(String, usize)> = input.iter().cloned().enumerate().map(|(i, s)| (s, i)).collect();
+        let mut expected_records = records.clone();
+        expected_records.sort_by_key(|r| r.0.clone());
+        let mut by_key = records.clone();
+        by_key.par_sort_by_key(|r| r.0.clone());
+        let mut by_cached_key = records;
+        by_cached_key.par_sort_by_cached_key(|r| r.0.clone().into_boxed_str());
+        got == expected
+            && got_stable == expected
+            && strs.iter().eq(expected.iter())
+            && bytes.iter().map(|b| b.as_slice()).eq(expected.iter().map(|s| s.as_bytes()))
+            && by_key == expected_records
+            && by_cached_key == expected_records
+    }
+
+    fn distinct_strings_match_std(values: Vec<(String, u32)>) -> bool {
+        // Distinct strings with common prefixes, past the sequential threshold.
+        let input: Vec<String> = values
+            .iter()
+            .cycle()
+            .take(if values.is_empty() { 0 } else { 20_000 })
+            .enumerate()
+            .map(|(i, (s, n))| format!("{s}{}", (*n as usize).wrapping_mul(i) % 1000))
+            .collect();
+        let mut expected = input.clone();
+        expected.sort();
+        let mut got = input;
+        got.par_sort_unstable();
+        got == expected
     }
 }
 

@@ -62,6 +62,12 @@ impl<T> SyncPtr<T> {
         self.len == 0
     }
 
+    /// The pointer to the first element (for address arithmetic such as prefetching; reads
+    /// and writes go through `get`, `write` and `slice_mut`).
+    pub(crate) fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+
     /// Writes `value` at `index` without reading or dropping the old value.
     ///
     /// # Safety

@@ -176,35 +176,29 @@ fn index_mask(len: usize) -> u64 {
     (1u64 << index_bits(len)) - 1
 }
 
+/// Characters a key can hold at most (see `Encoding`): alphabets of up to 3 bytes could put
+/// more in a key, but the alphabet pass reads this many bytes of each string.
+const WINDOW: usize = 16;
+
+/// Strings per task of the alphabet and key passes.
+const ALPHABET_CHUNK: usize = 1024;
+
+/// Strings whose bytes make the first guess of a long run's alphabet.
+const ALPHABET_SAMPLE: usize = 1024;
+
 /// The set of byte values seen in some strings' windows.
 #[derive(Clone, Copy, Default)]
 struct Alphabet {
     bytes: [u64; 4],
-    /// The longest string seen.
-    longest: usize,
 }
 
 impl Alphabet {
-    #[inline]
-    fn add(mut self, string: &[u8], from: usize, window: usize) -> Self {
-        if let Some(rest) = string.get(from..) {
-            for &byte in &rest[..rest.len().min(window)] {
-                self.bytes[usize::from(byte >> 6)] |= 1 << (byte & 63);
-            }
-        }
-        self.longest = self.longest.max(string.len());
-        self
-    }
-
     fn union(self, other: Self) -> Self {
         let mut bytes = self.bytes;
         for (word, other) in bytes.iter_mut().zip(other.bytes) {
             *word |= other;
         }
-        Alphabet {
-            bytes,
-            longest: self.longest.max(other.longest),
-        }
+        Alphabet { bytes }
     }
 }
 
@@ -246,7 +240,7 @@ impl Encoding {
         Encoding {
             codes,
             bits,
-            chars: (prefix_bits / bits) as usize,
+            chars: ((prefix_bits / bits) as usize).min(WINDOW),
             exact,
         }
     }
@@ -276,38 +270,79 @@ impl<'s, F: Fn(usize) -> &'s [u8] + Sync> Keys<'_, F> {
         key >> self.shift
     }
 
+    /// The alphabet of the windows, from `depth`, of the elements behind `keys`.
+    fn alphabet_of(&self, keys: impl Iterator<Item = u64>, depth: usize) -> Alphabet {
+        // One store per byte (no chain of dependent updates), folded into bits once.
+        let mut seen = [false; 256];
+        for key in keys {
+            let string = (self.bytes)(self.index(key));
+            let rest = string.get(depth..).unwrap_or_default();
+            for &byte in &rest[..rest.len().min(WINDOW)] {
+                seen[usize::from(byte)] = true;
+            }
+        }
+        let mut bytes = [0u64; 4];
+        for (byte, _) in seen.iter().enumerate().filter(|(_, &seen)| seen) {
+            bytes[byte >> 6] |= 1 << (byte & 63);
+        }
+        Alphabet { bytes }
+    }
+
     /// The alphabet of the windows, from `depth`, of the elements behind `order`.
     fn alphabet(&self, order: &[u64], depth: usize) -> Alphabet {
-        let window = self.prefix_bits() as usize;
         order
-            .par_iter()
-            .fold(Alphabet::default, |alphabet, &key| {
-                alphabet.add((self.bytes)(self.index(key)), depth, window)
-            })
+            .par_chunks(ALPHABET_CHUNK)
+            .map(|chunk| self.alphabet_of(chunk.iter().copied(), depth))
             .reduce(Alphabet::default, Alphabet::union)
     }
 
-    /// The key of element `index` for the characters from `depth`.
+    /// The alphabet of the windows, from `depth`, of a sample of the elements behind `order`.
+    fn sampled_alphabet(&self, order: &[u64], depth: usize) -> Alphabet {
+        let sample = radix::sample_positions(order.len(), ALPHABET_SAMPLE).map(|i| order[i]);
+        self.alphabet_of(sample, depth)
+    }
+
+    /// The key of element `index` for the characters from `depth`, the element's length, and
+    /// whether the encoding lacks one of the bytes the key holds.
     #[inline]
-    fn key(&self, index: usize, depth: usize, encoding: &Encoding) -> u64 {
+    fn key(&self, index: usize, depth: usize, encoding: &Encoding) -> (u64, usize, bool) {
         let bytes = (self.bytes)(index);
         let rest = bytes.get(depth..).unwrap_or_default();
         let mut code = 0u64;
+        let mut absent = false;
         for j in 0..encoding.chars {
-            let char_code = rest
-                .get(j)
-                .map_or(0, |&byte| encoding.codes[usize::from(byte)]);
+            let char_code = match rest.get(j) {
+                Some(&byte) => {
+                    let char_code = encoding.codes[usize::from(byte)];
+                    absent |= char_code == 0;
+                    char_code
+                }
+                None => 0,
+            };
             code = (code << encoding.bits) | u64::from(char_code);
         }
         let unused = self.prefix_bits() - encoding.bits * encoding.chars as u32;
-        (code << unused << self.shift) | index as u64
+        let key = (code << unused << self.shift) | index as u64;
+        (key, bytes.len(), absent && encoding.exact)
     }
 
-    /// Keys the elements behind `order` (in place) for the characters from `depth`.
-    fn rekey(&self, order: &mut [u64], depth: usize, encoding: &Encoding) {
+    /// Keys the elements behind `order` (in place) for the characters from `depth`; returns
+    /// the longest length, and whether the encoding lacked a byte (then the keys are not in
+    /// the order of the strings).
+    fn rekey(&self, order: &mut [u64], depth: usize, encoding: &Encoding) -> (usize, bool) {
         order
-            .par_iter_mut()
-            .for_each(|key| *key = self.key(self.index(*key), depth, encoding));
+            .par_chunks_mut(ALPHABET_CHUNK)
+            .map(|chunk| {
+                let (mut longest, mut absent) = (0, false);
+                for key in chunk {
+                    let (again, len, lacked) = self.key(self.index(*key), depth, encoding);
+                    *key = again;
+                    longest = longest.max(len);
+                    absent |= lacked;
+                }
+                (longest, absent)
+            })
+            .reduce(|| (0, false), |a, b| (a.0.max(b.0), a.1 | b.1))
     }
 
     /// The natural order of the elements behind two keys, ties by index.
@@ -341,9 +376,21 @@ fn sort_run<'s, F>(run: &mut [u64], depth: usize, exact: bool, keys: &Keys<'_, F
 where
     F: Fn(usize) -> &'s [u8] + Sync,
 {
-    let alphabet = keys.alphabet(run, depth);
-    if alphabet.longest <= depth {
-        // Every string has ended.
+    // Most text uses few bytes, and a sample shows which; should a string hold another, the
+    // keys say so, and the whole alphabet is taken.
+    let alphabet = if run.len() > ALPHABET_SAMPLE {
+        keys.sampled_alphabet(run, depth)
+    } else {
+        keys.alphabet(run, depth)
+    };
+    let mut encoding = Encoding::new(&alphabet, keys.prefix_bits());
+    let (mut longest, absent) = keys.rekey(run, depth, &encoding);
+    if absent {
+        encoding = Encoding::new(&keys.alphabet(run, depth), keys.prefix_bits());
+        (longest, _) = keys.rekey(run, depth, &encoding);
+    }
+    if longest <= depth {
+        // Every string has ended: the keys are bare indices, still in order.
         if !exact {
             // Zero bytes and ends looked alike: comparing (lengths) orders them. Equal strings
             // in index order are a single run for the merge sort: one pass.
@@ -355,11 +402,9 @@ where
                 tuning,
             );
         }
-        // Else they are equal, and in index order.
+        // Else they are equal.
         return;
     }
-    let encoding = Encoding::new(&alphabet, keys.prefix_bits());
-    keys.rekey(run, depth, &encoding);
     radix::radix_sort(run, tuning);
     par_resolve(
         run,

@@ -765,6 +765,13 @@ fn byte_strings(len: usize, seed: u64) -> Vec<(&'static str, Vec<Vec<u8>>)> {
         .map(|_| string(b"xyz/", 6, b"https://example.com/a/long/common/prefix/"))
         .collect();
     let few: Vec<Vec<u8>> = (0..len).map(|i| tiny[i % 3.min(len)].clone()).collect();
+    // Hexadecimal, but for one string the alphabet's sample does not see: its first guess
+    // lacks a byte.
+    let mut rare = hex.clone();
+    let sampled: Vec<usize> = radix::sample_positions(len.max(1), 1024).collect();
+    if let Some(at) = (0..len).find(|i| !sampled.contains(i)) {
+        rare[at] = b"8~~".to_vec();
+    }
     let empty = vec![Vec::new(); len];
     vec![
         ("any_bytes", any_bytes),
@@ -772,6 +779,7 @@ fn byte_strings(len: usize, seed: u64) -> Vec<(&'static str, Vec<Vec<u8>>)> {
         ("hex", hex),
         ("url", url),
         ("few", few),
+        ("rare", rare),
         ("empty", empty),
     ]
 }
