@@ -89,7 +89,7 @@ fn panics_propagate_and_keep_a_permutation() {
             panic_at,
         );
         if panic_at < len {
-            // An owning key: the leaves sort by cached key (fewer calls, at least one each).
+            // A `String` key: computed once per element before anything moves.
             check(
                 len,
                 |v, calls, at| v.par_sort_by_key(|a| key(a, calls, at).to_string()),
