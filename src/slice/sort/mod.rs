@@ -81,6 +81,9 @@ pub(crate) struct Tuning {
     /// Radix sort: a scatter block with at least this many keys per bucket (on average) goes
     /// through write-combining lines (`radix::scatter_through_lines`).
     pub radix_lines_from_keys_per_bucket: usize,
+    /// Byte-string sort: runs of fewer keys are ordered by `sort_unstable`, not the radix sort
+    /// (which costs a scratch buffer and checks per call).
+    pub string_radix_from: usize,
     /// Merging runs: bytes of keys per piece of the multiway merge (a piece and its working
     /// space should fit in a core's L2 cache).
     pub merge_piece_bytes: usize,
@@ -102,6 +105,7 @@ impl Tuning {
         radix_small: 16,
         radix_blocks_per_thread: 2,
         radix_lines_from_keys_per_bucket: 32,
+        string_radix_from: 2048,
         merge_piece_bytes: 128 * 1024,
     };
 }
@@ -132,7 +136,7 @@ pub(crate) fn par_sort<T: Send + Ord>(v: &mut [T]) {
 fn par_sort_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
     if v.len() < tuning.sequential_below {
         v.sort();
-    } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, tuning) {
+    } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, true, tuning) {
         merge::par_merge_sort(v, &T::cmp, &|leaf: &mut [T]| leaf.sort(), tuning);
     }
 }
@@ -145,7 +149,7 @@ pub(crate) fn par_sort_unstable<T: Send + Ord>(v: &mut [T]) {
 fn par_sort_unstable_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
     if v.len() < tuning.sequential_below {
         v.sort_unstable();
-    } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, tuning) {
+    } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, false, tuning) {
         par_unstable_comparison_sort(v, &T::cmp, tuning);
     }
 }
@@ -229,7 +233,7 @@ fn par_sort_by_key_with<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
     tuning: &Tuning,
 ) {
     let compare = |a: &T, b: &T| f(a).cmp(&f(b));
-    if v.len() >= tuning.sequential_below && strings::try_sort_by_key(v, f, tuning) {
+    if v.len() >= tuning.sequential_below && strings::try_sort_by_key(v, f, stable, tuning) {
         // Byte-string keys: each computed once, then a radix sort.
     } else if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
         par_sort_by_with(v, &compare, stable, tuning);
@@ -261,7 +265,7 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
         v.sort_by_cached_key(f);
         return;
     }
-    if strings::try_sort_by_key(v, f, tuning) {
+    if strings::try_sort_by_key(v, f, true, tuning) {
         return;
     }
     // Keys, each with the index of its element; the indices are distinct, so an unstable sort

@@ -25,6 +25,12 @@
 //!    they are equal (with 8-bit codes, where byte 0 and the end look alike, it is compared).
 //! 5. The elements are gathered into a scratch buffer in key order and copied back.
 //!
+//! Before step 1, one parallel pass of neighbour comparisons takes input already in order
+//! (or in reverse order) as it is. At the start of each round, a prefix common to all the
+//! strings of the run (paths, URLs, equal strings) is measured and skipped in one pass, rather
+//! than a key's worth of characters per round; for a long run, only when a sample suggests
+//! one.
+//!
 //! Ties are ordered by index at every step, so the result is stable and serves every call.
 //! No user code runs in steps 1 to 5 (the natural order is fixed; the key-based calls compute
 //! their keys first), so nothing can panic between the moves of step 5.
@@ -107,8 +113,9 @@ pub(super) fn byte_view<T>() -> Option<View<T>> {
 }
 
 /// Sorts `v` if `T` is a byte-string type (see the module documentation); returns whether it
-/// did. The result is stable, so this serves `par_sort` and `par_sort_unstable`.
-pub(super) fn try_sort<T: Send>(v: &mut [T], tuning: &Tuning) -> bool {
+/// did. The radix sort is stable, so this serves `par_sort` and `par_sort_unstable`; `stable`
+/// only matters for input in reverse order.
+pub(super) fn try_sort<T: Send>(v: &mut [T], stable: bool, tuning: &Tuning) -> bool {
     let Some(view) = byte_view::<T>() else {
         return false;
     };
@@ -118,10 +125,52 @@ pub(super) fn try_sort<T: Send>(v: &mut [T], tuning: &Tuning) -> bool {
         // `par_order` returns, and `T`, a byte-string type, is `Sync`, so threads may share it.
         view(unsafe { &*from.get(i) })
     };
+    if already_in_order(v, &bytes, stable) {
+        return true;
+    }
     let Some(order) = par_order(from.len(), &bytes, tuning) else {
         return false;
     };
     gather_in_order(v, &order, tuning);
+    true
+}
+
+/// Whether `v`, whose element `i` is seen as `bytes(i)`, was already in order or in reverse
+/// order (then it is reversed here, and for a `stable` sort each run of equal elements is
+/// reversed back). One parallel pass of neighbour comparisons, which random input ends at once.
+fn already_in_order<'s, T: Send, F>(v: &mut [T], bytes: &F, stable: bool) -> bool
+where
+    F: Fn(usize) -> &'s [u8] + Sync,
+{
+    let len = v.len();
+    if (1..len).into_par_iter().all(|i| bytes(i - 1) <= bytes(i)) {
+        return true;
+    }
+    if !(1..len).into_par_iter().all(|i| bytes(i - 1) >= bytes(i)) {
+        return false;
+    }
+    // Where `bytes(i)` looks now matters below; it reads the slice's element `i` or the key
+    // computed for it, which do not move together: take the runs of equal elements first.
+    let mut equal_runs = Vec::new();
+    if stable {
+        let mut start = 0;
+        for i in 1..=len {
+            if i == len || bytes(i) != bytes(start) {
+                if i - start > 1 {
+                    equal_runs.push(len - i..len - start);
+                }
+                start = i;
+            }
+        }
+    }
+    let (front, back) = v.split_at_mut(len / 2);
+    front
+        .par_iter_mut()
+        .zip(back.par_iter_mut().rev())
+        .for_each(|(a, b)| std::mem::swap(a, b));
+    for run in equal_runs {
+        v[run].reverse();
+    }
     true
 }
 
@@ -135,9 +184,10 @@ unsafe impl<K> Send for SharedKey<K> {}
 unsafe impl<K> Sync for SharedKey<K> {}
 
 /// Sorts `v` by `f` (each key computed once) if `K` is a byte-string type; returns whether it
-/// did. Stable, so this serves `par_sort_by_key`, `par_sort_unstable_by_key` and
+/// did. The radix sort is stable (`stable` only matters for keys in reverse order), so this
+/// serves `par_sort_by_key`, `par_sort_unstable_by_key` and
 /// `par_sort_by_cached_key`. A panic in `f` reaches the caller with `v` untouched.
-pub(super) fn try_sort_by_key<T, K, F>(v: &mut [T], f: &F, tuning: &Tuning) -> bool
+pub(super) fn try_sort_by_key<T, K, F>(v: &mut [T], f: &F, stable: bool, tuning: &Tuning) -> bool
 where
     T: Send,
     F: Fn(&T) -> K + Sync,
@@ -147,10 +197,12 @@ where
     };
     let keys: Vec<SharedKey<K>> = v.par_iter_mut().map(|x| SharedKey(f(&*x))).collect();
     let bytes = |i: usize| view(&keys[i].0);
-    let Some(order) = par_order(keys.len(), &bytes, tuning) else {
-        return false;
-    };
-    gather_in_order(v, &order, tuning);
+    if !already_in_order(v, &bytes, stable) {
+        let Some(order) = par_order(keys.len(), &bytes, tuning) else {
+            return false;
+        };
+        gather_in_order(v, &order, tuning);
+    }
     // The keys were made in parallel; free them so too.
     keys.into_par_iter().for_each(drop);
     true
@@ -183,7 +235,24 @@ const WINDOW: usize = 16;
 /// Strings per task of the alphabet and key passes.
 const ALPHABET_CHUNK: usize = 1024;
 
-/// Strings whose bytes make the first guess of a long run's alphabet.
+/// A sample's common prefix that makes a pass measure a long run's.
+const MIN_SKIP: usize = 8;
+
+/// The length of the common prefix of `a` and `b`.
+#[inline]
+fn common_len(a: &[u8], b: &[u8]) -> usize {
+    let len = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= len && a[i..i + 8] == b[i..i + 8] {
+        i += 8;
+    }
+    while i < len && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Strings whose bytes make the first guess of a long run's alphabet (and common prefix).
 const ALPHABET_SAMPLE: usize = 1024;
 
 /// The set of byte values seen in some strings' windows.
@@ -268,6 +337,29 @@ impl<'s, F: Fn(usize) -> &'s [u8] + Sync> Keys<'_, F> {
     #[inline]
     fn prefix(&self, key: u64) -> u64 {
         key >> self.shift
+    }
+
+    /// The bytes of `string` from `depth` (none if it has ended).
+    #[inline]
+    fn rest<'a>(&self, string: &'a [u8], depth: usize) -> &'a [u8] {
+        string.get(depth..).unwrap_or_default()
+    }
+
+    /// The length of the prefix, from `depth`, that the strings behind `keys` share with
+    /// `reference`; and whether they all equal it from `depth` on.
+    fn common_prefix(
+        &self,
+        keys: impl Iterator<Item = u64>,
+        depth: usize,
+        reference: &[u8],
+    ) -> (usize, bool) {
+        let (mut common, mut all_equal) = (reference.len(), true);
+        for key in keys {
+            let rest = self.rest((self.bytes)(self.index(key)), depth);
+            all_equal &= rest == reference;
+            common = common_len(rest, &reference[..common]);
+        }
+        (common, all_equal)
     }
 
     /// The alphabet of the windows, from `depth`, of the elements behind `keys`.
@@ -372,10 +464,38 @@ where
 
 /// Sorts `run`: keys, in index order, of elements that agree on their first `depth` bytes
 /// (exactly if `exact`; else but for zero bytes where one of them has ended).
-fn sort_run<'s, F>(run: &mut [u64], depth: usize, exact: bool, keys: &Keys<'_, F>, tuning: &Tuning)
-where
+fn sort_run<'s, F>(
+    run: &mut [u64],
+    mut depth: usize,
+    exact: bool,
+    keys: &Keys<'_, F>,
+    tuning: &Tuning,
+) where
     F: Fn(usize) -> &'s [u8] + Sync,
 {
+    // A common prefix (paths, URLs; equal strings) is skipped at once, rather than a key's
+    // worth of characters per round: a short run is measured whole; for a long one a sample
+    // must show a long common prefix or equal strings before a pass measures the run.
+    let reference = keys.rest((keys.bytes)(keys.index(run[0])), depth);
+    let (common, all_equal) = if run.len() <= ALPHABET_SAMPLE {
+        keys.common_prefix(run.iter().copied(), depth, reference)
+    } else {
+        let sample = radix::sample_positions(run.len(), ALPHABET_SAMPLE).map(|i| run[i]);
+        let (common, all_equal) = keys.common_prefix(sample, depth, reference);
+        if common >= MIN_SKIP || (all_equal && exact) {
+            run.par_chunks(ALPHABET_CHUNK)
+                .map(|chunk| keys.common_prefix(chunk.iter().copied(), depth, reference))
+                .reduce(|| (usize::MAX, true), |a, b| (a.0.min(b.0), a.1 && b.1))
+        } else {
+            (0, false)
+        }
+    };
+    if all_equal && exact {
+        // Equal strings, in index order.
+        return;
+    }
+    depth += common;
+
     // Most text uses few bytes, and a sample shows which; should a string hold another, the
     // keys say so, and the whole alphabet is taken.
     let alphabet = if run.len() > ALPHABET_SAMPLE {
@@ -405,7 +525,11 @@ where
         // Else they are equal.
         return;
     }
-    radix::radix_sort(run, tuning);
+    if run.len() < tuning.string_radix_from {
+        run.sort_unstable();
+    } else {
+        radix::radix_sort(run, tuning);
+    }
     par_resolve(
         run,
         depth + encoding.chars,

@@ -21,6 +21,7 @@ const TINY: Tuning = Tuning {
     radix_small: 3,
     radix_blocks_per_thread: 2,
     radix_lines_from_keys_per_bucket: 0,
+    string_radix_from: 0,
     merge_piece_bytes: 24,
 };
 
@@ -773,6 +774,12 @@ fn byte_strings(len: usize, seed: u64) -> Vec<(&'static str, Vec<Vec<u8>>)> {
         rare[at] = b"8~~".to_vec();
     }
     let empty = vec![Vec::new(); len];
+    // In order, and in reverse order with runs of equal strings (a stable sort reverses the
+    // whole, then each run back).
+    let mut sorted = hex.clone();
+    sorted.sort();
+    let mut descending = tiny.clone();
+    descending.sort_by(|a, b| b.cmp(a));
     vec![
         ("any_bytes", any_bytes),
         ("tiny", tiny),
@@ -780,6 +787,8 @@ fn byte_strings(len: usize, seed: u64) -> Vec<(&'static str, Vec<Vec<u8>>)> {
         ("url", url),
         ("few", few),
         ("rare", rare),
+        ("sorted", sorted),
+        ("descending", descending),
         ("empty", empty),
     ]
 }
