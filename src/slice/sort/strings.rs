@@ -40,6 +40,7 @@
 
 use std::cmp::Ordering;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 
 use super::scratch::Scratch;
 use super::{merge, par_copy_from_scratch, par_gather, poll_scheduler, radix, Tuning};
@@ -121,12 +122,15 @@ pub(super) fn try_sort<T: Send>(v: &mut [T], stable: bool, tuning: &Tuning) -> b
     };
     let from = SyncPtr::new(v);
     let bytes = |i: usize| {
-        // SAFETY: `i < len` (every index comes from `0..len`); the slice is only read until
-        // `par_order` returns, and `T`, a byte-string type, is `Sync`, so threads may share it.
+        // SAFETY: `i < len` (every index comes from `0..len`); the slice is only read, and
+        // not used through `v`, while `bytes` is in use (until `par_order` returns); `T`, a
+        // byte-string type, is `Sync`, so threads may share it.
         view(unsafe { &*from.get(i) })
     };
-    if already_in_order(v, &bytes, stable) {
-        return true;
+    let found = find_order(from.len(), &bytes, stable);
+    if !matches!(found, Found::Unordered) {
+        // Done with `bytes`, so `v` may be used again.
+        return take_order(v, found);
     }
     let Some(order) = par_order(from.len(), &bytes, tuning) else {
         return false;
@@ -135,22 +139,28 @@ pub(super) fn try_sort<T: Send>(v: &mut [T], stable: bool, tuning: &Tuning) -> b
     true
 }
 
-/// Whether `v`, whose element `i` is seen as `bytes(i)`, was already in order or in reverse
-/// order (then it is reversed here, and for a `stable` sort each run of equal elements is
-/// reversed back). One parallel pass of neighbour comparisons, which random input ends at once.
-fn already_in_order<'s, T: Send, F>(v: &mut [T], bytes: &F, stable: bool) -> bool
+/// What one parallel pass of neighbour comparisons found (random input ends it at once).
+enum Found {
+    /// Nowhere descending: in order already.
+    InOrder,
+    /// Nowhere ascending: reversing the whole orders it; for a stable sort, each of these
+    /// ranges (runs of equal elements, as they lie after the reversal) is then reversed back.
+    Reversed(Vec<Range<usize>>),
+    /// Neither.
+    Unordered,
+}
+
+/// Whether `len` elements, element `i` seen as `bytes(i)`, are in order or in reverse order.
+fn find_order<'s, F>(len: usize, bytes: &F, stable: bool) -> Found
 where
     F: Fn(usize) -> &'s [u8] + Sync,
 {
-    let len = v.len();
     if (1..len).into_par_iter().all(|i| bytes(i - 1) <= bytes(i)) {
-        return true;
+        return Found::InOrder;
     }
     if !(1..len).into_par_iter().all(|i| bytes(i - 1) >= bytes(i)) {
-        return false;
+        return Found::Unordered;
     }
-    // Where `bytes(i)` looks now matters below; it reads the slice's element `i` or the key
-    // computed for it, which do not move together: take the runs of equal elements first.
     let mut equal_runs = Vec::new();
     if stable {
         let mut start = 0;
@@ -163,15 +173,26 @@ where
             }
         }
     }
-    let (front, back) = v.split_at_mut(len / 2);
-    front
-        .par_iter_mut()
-        .zip(back.par_iter_mut().rev())
-        .for_each(|(a, b)| std::mem::swap(a, b));
-    for run in equal_runs {
-        v[run].reverse();
+    Found::Reversed(equal_runs)
+}
+
+/// Puts `v` in order as `found` says; returns whether it did.
+fn take_order<T: Send>(v: &mut [T], found: Found) -> bool {
+    match found {
+        Found::InOrder => true,
+        Found::Reversed(equal_runs) => {
+            let (front, back) = v.split_at_mut(v.len() / 2);
+            front
+                .par_iter_mut()
+                .zip(back.par_iter_mut().rev())
+                .for_each(|(a, b)| std::mem::swap(a, b));
+            for run in equal_runs {
+                v[run].reverse();
+            }
+            true
+        }
+        Found::Unordered => false,
     }
-    true
 }
 
 /// A key wrapped so that the compiler lets threads share and send it.
@@ -197,7 +218,7 @@ where
     };
     let keys: Vec<SharedKey<K>> = v.par_iter_mut().map(|x| SharedKey(f(&*x))).collect();
     let bytes = |i: usize| view(&keys[i].0);
-    if !already_in_order(v, &bytes, stable) {
+    if !take_order(v, find_order(keys.len(), &bytes, stable)) {
         let Some(order) = par_order(keys.len(), &bytes, tuning) else {
             return false;
         };
