@@ -115,6 +115,63 @@ fn unindexed_collect_drops_on_panic() {
 }
 
 #[test]
+fn unzip_and_partition_drop_produced_items_on_panic() {
+    for at in [0, N / 3, N - 1] {
+        balanced(|| {
+            // Indexed: both sides write straight into their vectors.
+            let panicked = panics_at(|| {
+                (0..N)
+                    .into_par_iter()
+                    .map(|i| {
+                        assert!(i != at, "injected panic");
+                        (Counted::new(i), Counted::new(i))
+                    })
+                    .unzip::<_, _, Vec<_>, Vec<_>>()
+            });
+            assert!(panicked);
+            // Unindexed sides: lists of vectors on each side.
+            let panicked = panics_at(|| {
+                (0..N)
+                    .into_par_iter()
+                    .map(|i| {
+                        assert!(i != at, "injected panic");
+                        Counted::new(i)
+                    })
+                    .partition::<Vec<_>, Vec<_>, _>(|c| c.value % 3 == 0)
+            });
+            assert!(panicked);
+            // A panic in the predicate, with items already placed on both sides.
+            let panicked = panics_at(|| {
+                (0..N)
+                    .into_par_iter()
+                    .map(Counted::new)
+                    .partition::<Vec<_>, Vec<_>, _>(|c| {
+                        assert!(c.value != at, "injected panic");
+                        c.value % 2 == 0
+                    })
+            });
+            assert!(panicked);
+        });
+    }
+}
+
+#[test]
+fn unzip_and_partition_keep_every_item() {
+    balanced(|| {
+        let (a, b): (Vec<Counted>, Vec<Counted>) = (0..N)
+            .into_par_iter()
+            .map(|i| (Counted::new(i), Counted::new(N + i)))
+            .unzip();
+        assert!(a.iter().enumerate().all(|(i, c)| c.value == i));
+        assert!(b.iter().enumerate().all(|(i, c)| c.value == N + i));
+        let (even, odd): (Vec<Counted>, Vec<Counted>) =
+            a.into_par_iter().partition(|c| c.value % 2 == 0);
+        assert_eq!(even.len() + odd.len(), N);
+        assert!(even.iter().all(|c| c.value % 2 == 0) && odd.iter().all(|c| c.value % 2 == 1));
+    });
+}
+
+#[test]
 fn collect_without_panic_keeps_every_item() {
     balanced(|| {
         let v: Vec<Counted> = (0..N).into_par_iter().map(Counted::new).collect();

@@ -194,6 +194,41 @@ quickcheck! {
         a == sa && b == sb && c == sc && d == sd && e == sa && f == sb
     }
 
+    fn unzip_partition_other_targets(v: Vec<(u8, i8)>, big: bool) -> bool {
+        // Large inputs too (repeated), so the driver splits, and unindexed bases.
+        let v: Vec<(u8, i8)> = if big { v.iter().copied().cycle().take(v.len() * 500).collect() } else { v };
+        let (a, b): (VecDeque<u8>, BTreeSet<i8>) = v.par_iter().copied().unzip();
+        let (sa, sb): (VecDeque<u8>, BTreeSet<i8>) = v.iter().copied().unzip();
+        let (c, d): (Vec<u8>, LinkedList<i8>) = v.par_iter().copied().filter(|p| p.0 % 3 != 0).unzip();
+        let (sc, sd): (Vec<u8>, LinkedList<i8>) = v.iter().copied().filter(|p| p.0 % 3 != 0).unzip();
+        let (e, f): (String, HashSet<u8>) = v.par_iter().partition_map(|&(x, y)| {
+            if y < 0 { blitz_par::iter::Either::Left(char::from(x)) } else { blitz_par::iter::Either::Right(x) }
+        });
+        let se: String = v.iter().filter(|p| p.1 < 0).map(|p| char::from(p.0)).collect();
+        let sf: HashSet<u8> = v.iter().filter(|p| p.1 >= 0).map(|p| p.0).collect();
+        // Nested pairs, and pairs collected through `FromParallelIterator` for tuples.
+        let ((g, h), i): ((Vec<u8>, Vec<i8>), Vec<usize>) =
+            v.par_iter().enumerate().map(|(k, &p)| (p, k)).unzip();
+        let (j, k): (Vec<u8>, Vec<i8>) = v.par_iter().copied().collect();
+        let mut lm = (vec![7u8], vec![-7i8]);
+        lm.par_extend(v.par_iter().copied().filter(|p| p.1 % 2 == 0));
+        let (l, m) = lm;
+        let (sl, sm): (Vec<u8>, Vec<i8>) =
+            std::iter::once((7u8, -7i8)).chain(v.iter().copied().filter(|p| p.1 % 2 == 0)).unzip();
+        let (su, sv): (Vec<u8>, Vec<i8>) = v.iter().copied().unzip();
+        a == sa && b == sb && c == sc && d == sd && e == se && f == sf
+            && g == su && h == sv && i == (0..v.len()).collect::<Vec<_>>()
+            && j == su && k == sv && l == sl && m == sm
+    }
+
+    fn unzip_short_circuit_side(v: Vec<(u8, u8)>) -> bool {
+        // A side that stops early (`Option` collection) does not stop the other.
+        let (a, b): (Option<Vec<u8>>, Vec<u8>) =
+            v.par_iter().map(|&(x, y)| ((x != 0).then_some(x), y)).collect();
+        let sa: Option<Vec<u8>> = v.iter().map(|&(x, _)| (x != 0).then_some(x)).collect();
+        a == sa && b == v.iter().map(|p| p.1).collect::<Vec<_>>()
+    }
+
     fn option_result_collect(v: Vec<u8>) -> bool {
         let o: Option<Vec<u8>> = v.par_iter().map(|&x| (x != 0).then_some(x)).collect();
         let r: Result<Vec<u8>, u8> = v.par_iter().map(|&x| if x == 0 { Err(x) } else { Ok(x) }).collect();

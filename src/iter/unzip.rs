@@ -1,61 +1,132 @@
-//! `unzip`, `partition`, `partition_map`, and the pair consumer behind `unzip_into_vecs`.
+//! `unzip`, `partition`, `partition_map`, and the two-sided consumer behind them and
+//! `unzip_into_vecs`.
 //!
-//! The general forms sort every item into one of two per-leaf vectors, then extend both
-//! targets in order. Indexed pairs into two `Vec`s (`unzip_into_vecs`) use [`UnzipConsumer`]
-//! to write both vectors directly.
+//! All of them drive the iterator once, through an [`UnzipConsumer`] that holds one consumer
+//! of each target collection and sends every item to one side or both. The targets make those
+//! consumers themselves, through their own `par_extend`: the left target extends from an
+//! [`UnzipA`], which, when driven with the left consumer, extends the right target from an
+//! [`UnzipB`], which, when driven with the right consumer, drives the base with both. So each
+//! side collects as fast as a plain `collect` into it: two `Vec`s from an indexed `unzip`
+//! write their items straight into place, and `partition` grows one vector per loop of the
+//! driver on each side.
 
 use super::plumbing::*;
 use super::*;
-use std::collections::LinkedList;
 
-type Halves<A, B> = LinkedList<(Vec<A>, Vec<B>)>;
+/// How the items of an iterator go to the two sides.
+pub(crate) trait UnzipOp<T>: Sync + Send {
+    /// The items of the left side.
+    type Left: Send;
+    /// The items of the right side.
+    type Right: Send;
+    /// Whether every item sends exactly one value to each side, so that both sides have the
+    /// base's length and positions.
+    const EACH_ITEM_TO_BOTH: bool;
+    /// Feeds `item` to the left folder, the right one, or both.
+    fn consume<FA, FB>(&self, item: T, left: FA, right: FB) -> (FA, FB)
+    where
+        FA: Folder<Self::Left>,
+        FB: Folder<Self::Right>;
+}
 
-/// Sorts items into two lists of per-leaf vectors with `place`, then extends both targets.
-fn split_two<I, A, B, FromA, FromB, F>(par_iter: I, place: F) -> (FromA, FromB)
+/// `unzip`: the first half of each pair to the left, the second to the right.
+pub(crate) struct Unzip;
+
+impl<A: Send, B: Send> UnzipOp<(A, B)> for Unzip {
+    type Left = A;
+    type Right = B;
+    const EACH_ITEM_TO_BOTH: bool = true;
+    #[inline]
+    fn consume<FA, FB>(&self, (a, b): (A, B), left: FA, right: FB) -> (FA, FB)
+    where
+        FA: Folder<A>,
+        FB: Folder<B>,
+    {
+        (left.consume(a), right.consume(b))
+    }
+}
+
+/// `partition`: the items for which the predicate holds to the left, the others right.
+struct Partition<P>(P);
+
+impl<T, P> UnzipOp<T> for Partition<P>
+where
+    T: Send,
+    P: Fn(&T) -> bool + Sync + Send,
+{
+    type Left = T;
+    type Right = T;
+    const EACH_ITEM_TO_BOTH: bool = false;
+    #[inline]
+    fn consume<FA, FB>(&self, item: T, left: FA, right: FB) -> (FA, FB)
+    where
+        FA: Folder<T>,
+        FB: Folder<T>,
+    {
+        if (self.0)(&item) {
+            (left.consume(item), right)
+        } else {
+            (left, right.consume(item))
+        }
+    }
+}
+
+/// `partition_map`: each item mapped to `Either`, and sent to the side it names.
+pub(crate) struct PartitionMap<P>(pub(crate) P);
+
+impl<T, P, L, R> UnzipOp<T> for PartitionMap<P>
+where
+    P: Fn(T) -> Either<L, R> + Sync + Send,
+    L: Send,
+    R: Send,
+{
+    type Left = L;
+    type Right = R;
+    const EACH_ITEM_TO_BOTH: bool = false;
+    #[inline]
+    fn consume<FA, FB>(&self, item: T, left: FA, right: FB) -> (FA, FB)
+    where
+        FA: Folder<L>,
+        FB: Folder<R>,
+    {
+        match (self.0)(item) {
+            Either::Left(l) => (left.consume(l), right),
+            Either::Right(r) => (left, right.consume(r)),
+        }
+    }
+}
+
+/// Extends `a` and `b` with the two sides of `par_iter`, as `op` divides it, in one pass.
+pub(crate) fn unzip_into<I, OP, ExtendA, ExtendB>(
+    par_iter: I,
+    op: OP,
+    a: &mut ExtendA,
+    b: &mut ExtendB,
+) where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    ExtendA: Send + ParallelExtend<OP::Left> + ?Sized,
+    ExtendB: Send + ParallelExtend<OP::Right> + ?Sized,
+{
+    a.par_extend(UnzipA {
+        base: par_iter,
+        op,
+        b,
+    });
+}
+
+/// [`unzip_into`] two new collections.
+fn unzip_new<I, OP, FromA, FromB>(par_iter: I, op: OP) -> (FromA, FromB)
 where
     I: ParallelIterator,
-    A: Send,
-    B: Send,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
-    F: Fn(I::Item, &mut Vec<A>, &mut Vec<B>) + Sync + Send,
+    OP: UnzipOp<I::Item>,
+    FromA: Default + Send + ParallelExtend<OP::Left>,
+    FromB: Default + Send + ParallelExtend<OP::Right>,
 {
     let mut a = FromA::default();
     let mut b = FromB::default();
-    split_two_into(par_iter, &mut a, &mut b, place);
+    unzip_into(par_iter, op, &mut a, &mut b);
     (a, b)
-}
-
-/// [`split_two`] into existing targets.
-pub(super) fn split_two_into<I, A, B, ExtendA, ExtendB, F>(
-    par_iter: I,
-    a: &mut ExtendA,
-    b: &mut ExtendB,
-    place: F,
-) where
-    I: ParallelIterator,
-    A: Send,
-    B: Send,
-    ExtendA: Send + ParallelExtend<A> + ?Sized,
-    ExtendB: Send + ParallelExtend<B> + ?Sized,
-    F: Fn(I::Item, &mut Vec<A>, &mut Vec<B>) + Sync + Send,
-{
-    let list: Halves<A, B> = par_iter
-        .fold(
-            || (Vec::new(), Vec::new()),
-            |(mut a, mut b), item| {
-                place(item, &mut a, &mut b);
-                (a, b)
-            },
-        )
-        .map(|pair| LinkedList::from([pair]))
-        .reduce(LinkedList::new, |mut l, mut r| {
-            l.append(&mut r);
-            l
-        });
-    let (lefts, rights): (Vec<Vec<A>>, Vec<Vec<B>>) = list.into_iter().unzip();
-    a.par_extend(lefts.into_par_iter().flatten());
-    b.par_extend(rights.into_par_iter().flatten());
 }
 
 pub(super) fn unzip<I, A, B, FromA, FromB>(par_iter: I) -> (FromA, FromB)
@@ -66,7 +137,7 @@ where
     FromA: Default + Send + ParallelExtend<A>,
     FromB: Default + Send + ParallelExtend<B>,
 {
-    split_two(par_iter, place_pair)
+    unzip_new(par_iter, Unzip)
 }
 
 pub(super) fn partition<I, A, B, P>(par_iter: I, predicate: P) -> (A, B)
@@ -76,10 +147,7 @@ where
     B: Default + Send + ParallelExtend<I::Item>,
     P: Fn(&I::Item) -> bool + Sync + Send,
 {
-    split_two(
-        par_iter,
-        |x, a, b| if predicate(&x) { a.push(x) } else { b.push(x) },
-    )
+    unzip_new(par_iter, Partition(predicate))
 }
 
 pub(super) fn partition_map<I, A, B, P, L, R>(par_iter: I, predicate: P) -> (A, B)
@@ -91,80 +159,193 @@ where
     L: Send,
     R: Send,
 {
-    split_two(par_iter, |x, a, b| place_either(predicate(x), a, b))
+    unzip_new(par_iter, PartitionMap(predicate))
 }
 
-/// How `unzip` places an item: each half of the pair on its side.
-pub(super) fn place_pair<A, B>((x, y): (A, B), a: &mut Vec<A>, b: &mut Vec<B>) {
-    a.push(x);
-    b.push(y);
+/// The left side's items, as the left target's `par_extend` sees them. Driving it extends the
+/// right target from an [`UnzipB`] that carries the left consumer along.
+struct UnzipA<'b, I, OP, ExtendB: ?Sized> {
+    base: I,
+    op: OP,
+    b: &'b mut ExtendB,
 }
 
-/// How `partition_map` places an item: on the side it names.
-pub(super) fn place_either<L, R>(x: Either<L, R>, a: &mut Vec<L>, b: &mut Vec<R>) {
-    match x {
-        Either::Left(l) => a.push(l),
-        Either::Right(r) => b.push(r),
+impl<I, OP, ExtendB> ParallelIterator for UnzipA<'_, I, OP, ExtendB>
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    ExtendB: Send + ParallelExtend<OP::Right> + ?Sized,
+{
+    type Item = OP::Left;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        let mut left_result = None;
+        self.b.par_extend(UnzipB {
+            base: self.base,
+            op: self.op,
+            left: consumer,
+            left_result: &mut left_result,
+        });
+        left_result
+            .expect("unzip: the right-hand collection's `par_extend` did not drive its iterator")
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        if OP::EACH_ITEM_TO_BOTH {
+            self.base.opt_len()
+        } else {
+            None
+        }
     }
 }
 
-/// Feeds the halves of pairs to two consumers.
-pub(super) struct UnzipConsumer<CA, CB> {
+/// The right side's items, as the right target's `par_extend` sees them. Driving it drives
+/// the base once, with both sides' consumers.
+struct UnzipB<'r, I, OP, CA, RA> {
+    base: I,
+    op: OP,
+    left: CA,
+    left_result: &'r mut Option<RA>,
+}
+
+impl<I, OP, CA> ParallelIterator for UnzipB<'_, I, OP, CA, CA::Result>
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    CA: UnindexedConsumer<OP::Left>,
+{
+    type Item = OP::Right;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        let both = UnzipConsumer::new(&self.op, self.left, consumer);
+        let (left, right) = self.base.drive_unindexed(both);
+        *self.left_result = Some(left);
+        right
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        if OP::EACH_ITEM_TO_BOTH {
+            self.base.opt_len()
+        } else {
+            None
+        }
+    }
+}
+
+/// Feeds the items to two consumers, as `op` divides them.
+pub(crate) struct UnzipConsumer<'o, OP, CA, CB> {
+    op: &'o OP,
     left: CA,
     right: CB,
 }
 
-impl<CA, CB> UnzipConsumer<CA, CB> {
-    pub(super) fn new(left: CA, right: CB) -> Self {
-        UnzipConsumer { left, right }
+impl<'o, OP, CA, CB> UnzipConsumer<'o, OP, CA, CB> {
+    pub(crate) fn new(op: &'o OP, left: CA, right: CB) -> Self {
+        UnzipConsumer { op, left, right }
     }
 }
 
-impl<A, B, CA, CB> Consumer<(A, B)> for UnzipConsumer<CA, CB>
+impl<'o, T, OP, CA, CB> Consumer<T> for UnzipConsumer<'o, OP, CA, CB>
 where
-    CA: Consumer<A>,
-    CB: Consumer<B>,
+    OP: UnzipOp<T>,
+    CA: Consumer<OP::Left>,
+    CB: Consumer<OP::Right>,
 {
-    type Folder = UnzipFolder<CA::Folder, CB::Folder>;
+    type Folder = UnzipFolder<'o, OP, CA::Folder, CB::Folder>;
     type Reducer = UnzipReducer<CA::Reducer, CB::Reducer>;
     type Result = (CA::Result, CB::Result);
     fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
+        // For an op that does not send every item to both sides, the sides' consumers are
+        // unindexed ones (their targets saw no length), which ignore the index.
         let (a1, a2, ra) = self.left.split_at(index);
         let (b1, b2, rb) = self.right.split_at(index);
         (
-            UnzipConsumer::new(a1, b1),
-            UnzipConsumer::new(a2, b2),
+            UnzipConsumer::new(self.op, a1, b1),
+            UnzipConsumer::new(self.op, a2, b2),
             UnzipReducer(ra, rb),
         )
     }
     fn into_folder(self) -> Self::Folder {
-        UnzipFolder(self.left.into_folder(), self.right.into_folder())
+        UnzipFolder {
+            op: self.op,
+            left: self.left.into_folder(),
+            right: self.right.into_folder(),
+        }
+    }
+    fn full(&self) -> bool {
+        self.left.full() && self.right.full()
+    }
+    fn folder_continues(&self) -> bool {
+        self.left.folder_continues() && self.right.folder_continues()
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        if OP::EACH_ITEM_TO_BOTH {
+            UnzipConsumer::new(
+                self.op,
+                self.left.with_len_hint(len),
+                self.right.with_len_hint(len),
+            )
+        } else {
+            self
+        }
+    }
+}
+
+impl<T, OP, CA, CB> UnindexedConsumer<T> for UnzipConsumer<'_, OP, CA, CB>
+where
+    OP: UnzipOp<T>,
+    CA: UnindexedConsumer<OP::Left>,
+    CB: UnindexedConsumer<OP::Right>,
+{
+    fn split_off_left(&self) -> Self {
+        UnzipConsumer::new(
+            self.op,
+            self.left.split_off_left(),
+            self.right.split_off_left(),
+        )
+    }
+    fn to_reducer(&self) -> Self::Reducer {
+        UnzipReducer(self.left.to_reducer(), self.right.to_reducer())
+    }
+}
+
+pub(crate) struct UnzipFolder<'o, OP, FA, FB> {
+    op: &'o OP,
+    left: FA,
+    right: FB,
+}
+
+impl<T, OP, FA, FB> Folder<T> for UnzipFolder<'_, OP, FA, FB>
+where
+    OP: UnzipOp<T>,
+    FA: Folder<OP::Left>,
+    FB: Folder<OP::Right>,
+{
+    type Result = (FA::Result, FB::Result);
+    #[inline]
+    fn consume(self, item: T) -> Self {
+        let (left, right) = self.op.consume(item, self.left, self.right);
+        UnzipFolder {
+            op: self.op,
+            left,
+            right,
+        }
+    }
+    fn complete(self) -> Self::Result {
+        (self.left.complete(), self.right.complete())
     }
     fn full(&self) -> bool {
         self.left.full() && self.right.full()
     }
 }
 
-pub(super) struct UnzipFolder<FA, FB>(FA, FB);
-
-impl<A, B, FA, FB> Folder<(A, B)> for UnzipFolder<FA, FB>
-where
-    FA: Folder<A>,
-    FB: Folder<B>,
-{
-    type Result = (FA::Result, FB::Result);
-    fn consume(self, (a, b): (A, B)) -> Self {
-        UnzipFolder(self.0.consume(a), self.1.consume(b))
-    }
-    fn complete(self) -> Self::Result {
-        (self.0.complete(), self.1.complete())
-    }
-    fn full(&self) -> bool {
-        self.0.full() && self.1.full()
-    }
-}
-
-pub(super) struct UnzipReducer<RA, RB>(RA, RB);
+pub(crate) struct UnzipReducer<RA, RB>(RA, RB);
 
 impl<A, B, RA, RB> Reducer<(A, B)> for UnzipReducer<RA, RB>
 where

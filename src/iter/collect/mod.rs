@@ -65,6 +65,7 @@ where
         let mut right_result = None;
         collect_with_consumer(right, len, |right_consumer| {
             let (l, r) = par_iter.drive(super::unzip::UnzipConsumer::new(
+                &super::unzip::Unzip,
                 left_consumer,
                 right_consumer,
             ));

@@ -216,12 +216,13 @@ impl<T: Send, C: FromParallelIterator<T> + Send> ParallelExtend<T> for Collector
     }
 }
 
-/// A pair of collections from items that `$place` (of `unzip.rs`) puts on the sides `$a` and
-/// `$b`: extended each side once, from per-leaf vectors, and collected as two `Collector`s.
+/// A pair of collections from items that `$op` (an `UnzipOp` of `unzip.rs`) sends to the sides
+/// `$a` and `$b`: one pass over the items extends both sides, and each side is collected as a
+/// `Collector`.
 macro_rules! two_sided {
     ($(
         impl<$a:ident, $b:ident, $from_a:ident, $from_b:ident, $extend_a:ident, $extend_b:ident>
-        item $item:ty, $place:ident;
+        item $item:ty, $op:expr;
     )*) => {$(
         impl<$a, $b, $from_a, $from_b> FromParallelIterator<$item> for ($from_a, $from_b)
         where
@@ -245,11 +246,11 @@ macro_rules! two_sided {
             $extend_b: Send + ParallelExtend<$b>,
         {
             fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
-                crate::iter::unzip::split_two_into(
+                crate::iter::unzip::unzip_into(
                     par_iter.into_par_iter(),
+                    $op,
                     &mut self.0,
                     &mut self.1,
-                    crate::iter::unzip::$place,
                 );
             }
         }
@@ -257,8 +258,8 @@ macro_rules! two_sided {
 }
 
 two_sided! {
-    impl<A, B, FromA, FromB, ExtendA, ExtendB> item (A, B), place_pair;
-    impl<L, R, FromL, FromR, ExtendL, ExtendR> item Either<L, R>, place_either;
+    impl<A, B, FromA, FromB, ExtendA, ExtendB> item (A, B), crate::iter::unzip::Unzip;
+    impl<L, R, FromL, FromR, ExtendL, ExtendR> item Either<L, R>, crate::iter::unzip::PartitionMap(std::convert::identity);
 }
 
 impl<L, R, T> ParallelExtend<T> for Either<L, R>
