@@ -20,11 +20,120 @@ use crate::iter::{Filter, Map, ParallelIterator};
 pub trait Pattern: Sync + Send {
     /// Whether `c` matches.
     fn matches_char(&self, c: char) -> bool;
+
+    /// Folds the pieces of `text` between matches into `folder` (`split`; `split_inclusive`
+    /// when `inclusive`, each piece keeping the match that ends it), leaving out a final
+    /// empty piece when `terminator`. The leaf loop of the `par_split` family; the default
+    /// runs std's split with [`Pattern::matches_char`], and patterns that std can search
+    /// faster (a single `char`: `memchr`) override it. Not part of the API's promise.
+    #[doc(hidden)]
+    #[inline]
+    fn fold_splits<'a, F>(&self, text: &'a str, folder: F, inclusive: bool, terminator: bool) -> F
+    where
+        F: Folder<&'a str>,
+        Self: Sized,
+    {
+        let matches = |c| self.matches_char(c);
+        if inclusive {
+            folder.consume_iter(text.split_inclusive(matches))
+        } else {
+            fold_split_pieces(text.split(matches), folder, terminator)
+        }
+    }
+}
+
+/// Folds the pieces of a `split` into `folder`; with `terminator`, a final empty piece (the
+/// text is empty or ends with a separator) is not an item (as `split_terminator`).
+#[inline]
+fn fold_split_pieces<'a, F, I>(pieces: I, folder: F, terminator: bool) -> F
+where
+    F: Folder<&'a str>,
+    I: Iterator<Item = &'a str>,
+{
+    if !terminator {
+        return folder.consume_iter(pieces);
+    }
+    let mut pieces = pieces.peekable();
+    let mut folder = folder;
+    while let Some(piece) = pieces.next() {
+        if piece.is_empty() && pieces.peek().is_none() {
+            break;
+        }
+        folder = folder.consume(piece);
+        if folder.full() {
+            break;
+        }
+    }
+    folder
 }
 
 impl Pattern for char {
     fn matches_char(&self, c: char) -> bool {
         *self == c
+    }
+
+    #[inline]
+    fn fold_splits<'a, F>(&self, text: &'a str, folder: F, inclusive: bool, terminator: bool) -> F
+    where
+        F: Folder<&'a str>,
+    {
+        // std's searcher for one char looks for its last byte with `memchr`.
+        if inclusive {
+            folder.consume_iter(text.split_inclusive(*self))
+        } else {
+            fold_split_pieces(text.split(*self), folder, terminator)
+        }
+    }
+}
+
+/// The separator of [`ParallelString::par_split_whitespace`] (Unicode whitespace) and
+/// [`ParallelString::par_split_ascii_whitespace`] (ASCII whitespace): a pattern whose test is
+/// inlined into the leaf loop, where a function pointer would be called at every char.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let w: blitz_par::str::SplitWhitespace<'_> = "a\u{2003}b".par_split_whitespace();
+/// assert_eq!(w.collect::<Vec<_>>(), ["a", "b"]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Whitespace {
+    ascii: bool,
+}
+
+impl Pattern for Whitespace {
+    #[inline]
+    fn matches_char(&self, c: char) -> bool {
+        if self.ascii {
+            c.is_ascii_whitespace()
+        } else {
+            c.is_whitespace()
+        }
+    }
+
+    #[inline]
+    fn fold_splits<'a, F>(&self, text: &'a str, folder: F, inclusive: bool, terminator: bool) -> F
+    where
+        F: Folder<&'a str>,
+    {
+        match (self.ascii, inclusive) {
+            // ASCII whitespace never occurs inside a multi-byte char: split the bytes (as
+            // std's `split_ascii_whitespace` does).
+            (true, false) => {
+                let pieces = text.as_bytes().split(u8::is_ascii_whitespace).map(|piece| {
+                    // SAFETY: `piece` lies between ASCII bytes (or the ends) of a `str`, so it
+                    // starts and ends on char boundaries and is valid UTF-8.
+                    unsafe { std::str::from_utf8_unchecked(piece) }
+                });
+                fold_split_pieces(pieces, folder, terminator)
+            }
+            (false, false) => {
+                fold_split_pieces(text.split(char::is_whitespace), folder, terminator)
+            }
+            (true, true) => {
+                folder.consume_iter(text.split_inclusive(|c: char| c.is_ascii_whitespace()))
+            }
+            (false, true) => folder.consume_iter(text.split_inclusive(char::is_whitespace)),
+        }
     }
 }
 
@@ -186,7 +295,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "c"]);
     /// ```
     fn par_split_whitespace(&self) -> SplitWhitespace<'_> {
-        self.par_split(char::is_whitespace as fn(char) -> bool)
+        self.par_split(Whitespace { ascii: false })
             .filter(not_empty)
     }
 
@@ -198,8 +307,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
-        self.par_split((|c: char| c.is_ascii_whitespace()) as fn(char) -> bool)
-            .filter(not_empty)
+        self.par_split(Whitespace { ascii: true }).filter(not_empty)
     }
 
     /// The matches of `pattern` (as `str::matches`; every match is one char).
@@ -262,7 +370,7 @@ pub type Lines<'a> = Map<Split<'a, char>, fn(&str) -> &str>;
 /// let w: blitz_par::str::SplitWhitespace<'_> = " a b ".par_split_whitespace();
 /// assert_eq!(w.count(), 2);
 /// ```
-pub type SplitWhitespace<'a> = Filter<Split<'a, fn(char) -> bool>, fn(&&str) -> bool>;
+pub type SplitWhitespace<'a> = Filter<Split<'a, Whitespace>, fn(&&str) -> bool>;
 
 /// The parallel iterator of [`ParallelString::par_split_ascii_whitespace`] (the same type as
 /// [`SplitWhitespace`], with another separator).
@@ -532,34 +640,8 @@ impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
     }
 
     fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
-        let separator = self.separator;
-        if self.inclusive {
-            return folder.consume_iter(
-                self.text
-                    .split_inclusive(move |c| separator.matches_char(c)),
-            );
-        }
-        let pieces = self.text.split(move |c| separator.matches_char(c));
-        if self.last {
-            // As `split_terminator`: a final empty piece (the text ended with a separator, or
-            // is empty) is not an item.
-            let mut pieces = pieces.peekable();
-            let text_end_piece_empty =
-                self.text.is_empty() || self.text.ends_with(|c| separator.matches_char(c));
-            let mut folder = folder;
-            while let Some(piece) = pieces.next() {
-                if pieces.peek().is_none() && text_end_piece_empty && piece.is_empty() {
-                    break;
-                }
-                folder = folder.consume(piece);
-                if folder.full() {
-                    break;
-                }
-            }
-            folder
-        } else {
-            folder.consume_iter(pieces)
-        }
+        self.separator
+            .fold_splits(self.text, folder, self.inclusive, self.last)
     }
 }
 

@@ -236,6 +236,70 @@ quickcheck! {
             && r == v.iter().map(|&x| if x == 0 { Err(x) } else { Ok(x) }).collect::<Result<Vec<u8>, u8>>()
     }
 
+    fn large_inputs_through_continuing_folders(v: Vec<u8>, reps: u16) -> bool {
+        // Long inputs (up to ~100 * 2,000 items), so the driver peels many chunks into one
+        // folder per loop: fold, try_fold, map_with/map_init, while_some, Option/Result and
+        // the collections built from a `Vec` or a list.
+        let v: Vec<u32> = v.iter().cycle().take(v.len() * (usize::from(reps) % 2_000 + 1))
+            .enumerate().map(|(i, &x)| (i as u32) << 8 | u32::from(x)).collect();
+        let concat: Vec<u32> = v.par_iter().fold(Vec::new, |mut a, &x| { a.push(x); a })
+            .reduce(Vec::new, |mut a, mut b| { a.append(&mut b); a });
+        let concat_with: Vec<u32> = v.par_iter().fold_with(Vec::new(), |mut a, &x| { a.push(x); a })
+            .flatten().collect();
+        let tried: Result<Vec<u32>, ()> = v.par_iter().try_fold(Vec::new, |mut a, &x| { a.push(x); Ok(a) })
+            .try_reduce(Vec::new, |mut a, mut b| { a.append(&mut b); Ok(a) });
+        let with: Vec<u64> = v.par_iter().map_with(1u64, |k, &x| u64::from(x) + *k).collect();
+        let init: Vec<u64> = v.par_iter().map_init(|| 1u64, |k, &x| u64::from(x) + *k).collect();
+        let expected_plus: Vec<u64> = v.iter().map(|&x| u64::from(x) + 1).collect();
+        // `while_some`: every item kept comes before the first `None` of the input.
+        let first_none = v.iter().position(|&x| x & 0xff == 0).unwrap_or(v.len());
+        let some: Vec<u32> = v.par_iter().map(|&x| (x & 0xff != 0).then_some(x)).while_some().collect();
+        let some_ok = some.iter().all(|&x| ((x >> 8) as usize) < first_none)
+            && (first_none < v.len() || some == v);
+        let option: Option<Vec<u32>> = v.par_iter().map(|&x| (x & 0xff != 0).then_some(x)).collect();
+        let result: Result<Vec<u32>, u32> = v.par_iter().map(|&x| if x & 0xff == 0 { Err(x) } else { Ok(x) }).collect();
+        let list: LinkedList<u32> = v.par_iter().copied().collect();
+        let deque: VecDeque<u32> = v.par_iter().copied().filter(|x| x % 3 != 0).collect();
+        let heap: std::collections::BinaryHeap<u32> = v.par_iter().copied().collect();
+        let mut sorted = v.clone();
+        sorted.sort_unstable();
+        let set: HashSet<u32> = v.par_iter().map(|x| x & 0xfff).collect();
+        concat == v && concat_with == v && tried.as_ref() == Ok(&v)
+            && with == expected_plus && init == expected_plus && some_ok
+            && option == v.iter().map(|&x| (x & 0xff != 0).then_some(x)).collect::<Option<Vec<u32>>>()
+            && result.is_ok() == v.iter().all(|&x| x & 0xff != 0)
+            && result.as_ref().ok().is_none_or(|r| r == &v)
+            && result.as_ref().err().is_none_or(|&e| e & 0xff == 0)
+            && list.into_iter().eq(v.iter().copied())
+            && deque.into_iter().eq(v.iter().copied().filter(|x| x % 3 != 0))
+            && heap.into_sorted_vec() == sorted
+            && set == v.iter().map(|x| x & 0xfff).collect::<HashSet<_>>()
+    }
+
+    fn string_splits_match_std(picks: Vec<u8>, reps: u8) -> bool {
+        // Texts from an alphabet of separators, ASCII and Unicode whitespace, `\r\n` and
+        // multi-byte chars; repeated to long texts so the halves split at separators.
+        const ALPHABET: [&str; 12] = ["a", "b", ",", " ", "\t", "\n", "\r\n", "\u{2003}", "\u{85}", "é", "😀", "\u{a0}"];
+        let piece: String = picks.iter().map(|&p| ALPHABET[usize::from(p) % ALPHABET.len()]).collect();
+        let text = piece.repeat(usize::from(reps) % 40 * 25 + 1);
+        let t = text.as_str();
+        let multi = [',', '😀'];
+        let pred = |c: char| c == 'b' || c == '\u{2003}';
+        t.par_split(',').collect::<Vec<_>>() == t.split(',').collect::<Vec<_>>()
+            && t.par_split('😀').collect::<Vec<_>>() == t.split('😀').collect::<Vec<_>>()
+            && t.par_split_terminator(',').collect::<Vec<_>>() == t.split_terminator(',').collect::<Vec<_>>()
+            && t.par_split_inclusive('\n').collect::<Vec<_>>() == t.split_inclusive('\n').collect::<Vec<_>>()
+            && t.par_split(&multi[..]).collect::<Vec<_>>() == t.split(&multi[..]).collect::<Vec<_>>()
+            && t.par_split_terminator(multi).collect::<Vec<_>>() == t.split_terminator(multi).collect::<Vec<_>>()
+            && t.par_split(pred).collect::<Vec<_>>() == t.split(pred).collect::<Vec<_>>()
+            && t.par_split_inclusive(pred).collect::<Vec<_>>() == t.split_inclusive(pred).collect::<Vec<_>>()
+            && t.par_lines().collect::<Vec<_>>() == t.lines().collect::<Vec<_>>()
+            && t.par_split_whitespace().collect::<Vec<_>>() == t.split_whitespace().collect::<Vec<_>>()
+            && t.par_split_ascii_whitespace().collect::<Vec<_>>() == t.split_ascii_whitespace().collect::<Vec<_>>()
+            && t.par_matches('é').collect::<Vec<_>>() == t.matches('é').collect::<Vec<_>>()
+            && t.par_match_indices(pred).collect::<Vec<_>>() == t.match_indices(pred).collect::<Vec<_>>()
+    }
+
     fn ranges(start: i16, len: u8) -> bool {
         let end = start.saturating_add(i16::from(len));
         (start..end).into_par_iter().collect::<Vec<_>>() == (start..end).collect::<Vec<_>>()

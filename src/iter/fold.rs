@@ -180,6 +180,12 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    /// One accumulator may take any run of consecutive items (`fold` promises nothing about
+    /// how many accumulators there are), so one per loop of the driver: a
+    /// `fold(Vec::new, ..).reduce(..)` then joins a few vectors, not one per chunk.
+    fn folder_continues(&self) -> bool {
+        true
+    }
 }
 
 impl<'f, U, C, S, F> UnindexedConsumer<U> for FoldConsumer<'f, C, S, F>

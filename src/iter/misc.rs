@@ -235,6 +235,9 @@ impl<'f, T, C: Consumer<T>> Consumer<T> for FuseConsumer<'f, C> {
     fn full(&self) -> bool {
         self.fuse.load(Ordering::Relaxed) || self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
 }
 
 impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for FuseConsumer<'f, C> {
@@ -418,6 +421,9 @@ impl<'d, T, C: Consumer<T>, D: Fn() -> bool + Sync> Consumer<Option<T>>
     }
     fn full(&self) -> bool {
         (self.done)() || self.base.full()
+    }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
     }
 }
 

@@ -424,6 +424,10 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    /// As for `fold`: one accumulator may take any run of consecutive items.
+    fn folder_continues(&self) -> bool {
+        true
+    }
 }
 
 impl<'f, U, R, C, S, F> UnindexedConsumer<U> for TryFoldConsumer<'f, C, S, F, R>

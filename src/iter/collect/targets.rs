@@ -1,5 +1,9 @@
 //! [`FromParallelIterator`] and [`ParallelExtend`] for std's collections other than `Vec`.
-//! Each collects per-leaf vectors in parallel (see [`collect_list`]) and extends sequentially.
+//!
+//! `VecDeque` and `BinaryHeap` collect a `Vec` in parallel (written in place when the length
+//! is known) and take it over; `LinkedList` builds its nodes in parallel, one list per loop
+//! of the driver, and links the lists. The others collect per-leaf vectors in parallel (see
+//! [`collect_list`]), make room for all the items where they can, and insert sequentially.
 
 use super::collect_list;
 use crate::iter::plumbing::*;
@@ -11,15 +15,103 @@ use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// Extends `target` with the items of `par_iter`, in order.
+/// A collection that can make room for items before a sequential extend.
+trait Reserve {
+    /// Makes room for `n` more items (as pieces of the list: for strings, a number of pieces,
+    /// not of bytes, so they reserve nothing).
+    fn reserve_items(&mut self, n: usize) {
+        let _ = n;
+    }
+}
+
+impl<T> Reserve for BTreeSet<T> {}
+impl<K, V> Reserve for BTreeMap<K, V> {}
+impl Reserve for String {}
+impl Reserve for OsString {}
+
+impl<T: Eq + Hash, S: BuildHasher> Reserve for HashSet<T, S> {
+    fn reserve_items(&mut self, n: usize) {
+        self.reserve(n);
+    }
+}
+
+impl<K: Eq + Hash, V, S: BuildHasher> Reserve for HashMap<K, V, S> {
+    fn reserve_items(&mut self, n: usize) {
+        self.reserve(n);
+    }
+}
+
+/// Extends `target` with the items of `par_iter`, in order, after making room for all of
+/// them (a hash table then grows once, not at every doubling).
 fn extend_from_list<T, I, E>(target: &mut E, par_iter: I)
 where
     T: Send,
     I: IntoParallelIterator<Item = T>,
-    E: Extend<T>,
+    E: Extend<T> + Reserve,
 {
-    for v in collect_list(par_iter.into_par_iter()) {
+    let list = collect_list(par_iter.into_par_iter());
+    target.reserve_items(list.iter().map(Vec::len).sum());
+    for v in list {
         target.extend(v);
+    }
+}
+
+/// `VecDeque` and `BinaryHeap`: a `Vec` collected in parallel, then taken over (`From<Vec>`
+/// costs nothing for a `VecDeque`, and heapifies in linear time) or appended.
+macro_rules! via_vec {
+    ($(impl<T> for $ty:ty, where [$($bounds:tt)*];)*) => {$(
+        impl<T> ParallelExtend<T> for $ty
+        where
+            $($bounds)*
+        {
+            fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+                let items = Vec::from_par_iter(par_iter);
+                if self.is_empty() && self.capacity() < items.len() {
+                    *self = <$ty>::from(items);
+                } else {
+                    self.extend(items);
+                }
+            }
+        }
+
+        impl<T> FromParallelIterator<T> for $ty
+        where
+            $($bounds)*
+        {
+            fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+                <$ty>::from(Vec::from_par_iter(par_iter))
+            }
+        }
+    )*};
+}
+
+via_vec! {
+    impl<T> for VecDeque<T>, where [T: Send];
+    impl<T> for BinaryHeap<T>, where [T: Ord + Send];
+}
+
+/// Nodes allocated by every thread, one list per loop of the driver, linked in order.
+impl<T: Send> ParallelExtend<T> for LinkedList<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        let mut list = par_iter
+            .into_par_iter()
+            .fold(LinkedList::new, |mut list, item| {
+                list.push_back(item);
+                list
+            })
+            .reduce(LinkedList::new, |mut left, mut right| {
+                left.append(&mut right);
+                left
+            });
+        self.append(&mut list);
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for LinkedList<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        let mut list = LinkedList::new();
+        list.par_extend(par_iter);
+        list
     }
 }
 
@@ -55,9 +147,6 @@ macro_rules! via_list {
 }
 
 via_list! {
-    impl<T> for VecDeque<T>, item T, where [T: Send];
-    impl<T> for LinkedList<T>, item T, where [T: Send];
-    impl<T> for BinaryHeap<T>, item T, where [T: Ord + Send];
     impl<T> for BTreeSet<T>, item T, where [T: Ord + Send];
     impl<K, V> for BTreeMap<K, V>, item (K, V), where [K: Ord + Send, V: Send];
     impl<T, S> for HashSet<T, S>, item T, where [T: Eq + Hash + Send, S: BuildHasher + Send];
@@ -399,6 +488,9 @@ impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
     fn full(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::Relaxed) || self.base.full()
     }
+    fn folder_continues(&self) -> bool {
+        self.base.folder_continues()
+    }
 }
 
 impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C> {
@@ -425,6 +517,22 @@ impl<'f, T, F: Folder<T>> Folder<Option<T>> for WhileSomeFolder<'f, F> {
             Some(x) => self.base = self.base.consume(x),
             None => self.flag.store(true, std::sync::atomic::Ordering::Relaxed),
         }
+        self
+    }
+    /// The base's own loop over the items up to the first `None` (or until another part has
+    /// seen one): the base folder stays in registers, instead of going through memory at each
+    /// item as `consume` makes it.
+    fn consume_iter<I: IntoIterator<Item = Option<T>>>(mut self, iter: I) -> Self {
+        let flag = self.flag;
+        let items = iter.into_iter().map_while(|item| match item {
+            Some(x) if !flag.load(std::sync::atomic::Ordering::Relaxed) => Some(x),
+            Some(_) => None,
+            None => {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
+        });
+        self.base = self.base.consume_iter(items);
         self
     }
     fn complete(self) -> F::Result {
