@@ -124,16 +124,23 @@ pub(crate) fn ticks() -> u64 {
     }
 }
 
-/// Ticks in about 100 microseconds: the heartbeat period (see `scheduler/README.md`).
-/// 250,000 TSC ticks is 100 us at 2.5 GHz, 62 us at 4 GHz, 250 us at 1 GHz.
-pub(crate) const HEARTBEAT_TICKS: u64 = ticks_for(250_000, 100_000);
+/// Ticks in about 20 microseconds: the first heartbeat of a busy period (see
+/// `scheduler/README.md`). 50,000 TSC ticks is 20 us at 2.5 GHz, 12.5 us at 4 GHz, 50 us at
+/// 1 GHz. Work shorter than this never wakes a worker: a sum of 100,000 integers (about 10 us)
+/// stays on the calling thread. It was 100 us until 2026-11-27; work of 100 us to a few
+/// milliseconds that starts with the workers asleep (a parallel call now and then, not in a
+/// tight loop) then ran alone for its first 100 us, while rayon wakes a worker at once. On the
+/// 2-core VM, alternating with rayon and the sequential loop, medians: max of 1M u64 308 to
+/// 253 us (rayon 237), `windows(2)` count 304 to 248 us (rayon 225), 1,000 x 1,000
+/// `flat_map_iter` 167 to 138 us (rayon 101); sums of 100,000 and 300,000 unchanged.
+pub(crate) const HEARTBEAT_TICKS: u64 = ticks_for(50_000, 20_000);
 
 /// The heartbeat period once a busy period has lasted [`HEARTBEAT_TICKS`] (or began with a
-/// wake-up): an eighth of it, about 12 us. Work that long is worth every core, and a pool
-/// wakes one worker per beat per busy thread, so the shorter period brings all 16 workers of
-/// a 16-core machine in within about 100 us of the first beat (an estimate; the 100 us period
-/// needed four to reach them, 400 to 500 us). Measurements: `scheduler/README.md`.
-pub(crate) const PROVEN_BEAT_TICKS: u64 = HEARTBEAT_TICKS / 8;
+/// wake-up): about 12 us. Work that long is worth every core, and a pool wakes one worker per
+/// beat per busy thread, so this period brings all 16 workers of a 16-core machine in within
+/// about 100 us of the first beat (an estimate; a 100 us period needed four beats to reach
+/// them, 400 to 500 us). Measurements: `scheduler/README.md`.
+pub(crate) const PROVEN_BEAT_TICKS: u64 = ticks_for(31_250, 12_500);
 
 /// A threshold in [`ticks`], given both ways: `tsc` where they are TSC cycles, `ns` where they
 /// are nanoseconds.

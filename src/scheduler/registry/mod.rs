@@ -45,7 +45,7 @@ pub(crate) const RECORD_WINDOW: usize = 8;
 
 /// Joins between two reads of the clock for the heartbeat. A join costs 1-3 ns and the clock
 /// about 7 ns, so 512 keeps the clock under 1% of join overhead while the heartbeat still
-/// notices its ~100 us period within a microsecond or two.
+/// notices its 20 us first beat within a microsecond or two.
 const JOINS_PER_CLOCK_READ: u32 = 512;
 /// The clock reading `period` ticks after `now`; never 0, which `Local::next_beat` keeps for
 /// "not started".

@@ -16,11 +16,11 @@
 //!
 //! Spine: the scheduler wakes a sleeping worker only on a heartbeat seen at a poll (at a join,
 //! or at `poll_scheduler`, which also makes every pending `join` of the thread stealable), the
-//! first one after about 100 us of work. A std sort of a coarse leaf polls nowhere, so while
+//! first one after about 20 us of work. A std sort of a coarse leaf polls nowhere, so while
 //! the first leaf is sorted no worker would be woken to take the other half. Hence the leftmost
 //! path of the recursion (the spine), and the leftmost path of every stolen subtree, uses small
-//! leaves (`min_leaf_len`, tens of microseconds of work): the first heartbeat comes within about
-//! 100 us and gives the oldest pending join (the largest piece) to the woken worker. Everything
+//! leaves (`min_leaf_len`, tens of microseconds of work): the first heartbeat comes within tens
+//! of microseconds and gives the oldest pending join (the largest piece) to the woken worker. Everything
 //! off the spine uses coarse leaves (`len / (threads * leaves_per_thread)`), which need few
 //! merge levels. The extra merges of the spine cover a geometric series, about one extra merge
 //! pass over its half.
