@@ -315,6 +315,11 @@ where
     }
 }
 
+/// Items an ordered search folds between two reads of the published best: a chunk of cheap
+/// items stops within a microsecond of being beaten, and the loop does not pay a load at
+/// every item.
+const CHECK_EVERY: u32 = 256;
+
 struct OrderedFolder<'p, P, T> {
     consumer: OrderedConsumer<'p, P>,
     item: Option<T>,
@@ -333,6 +338,48 @@ where
         if take && (self.consumer.predicate)(&item) {
             self.item = Some(item);
             self.consumer.publish();
+        }
+        self
+    }
+    /// One loop over the chunk that keeps the folder in place (item by item, it went through
+    /// memory at every item: a search over 5M items took 1.5 times the sequential `find`),
+    /// and reads the published best every [`CHECK_EVERY`] items, not at every one.
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        let consumer = &self.consumer;
+        let mut countdown = 0u32;
+        let mut go_on = move || {
+            if countdown == 0 {
+                countdown = CHECK_EVERY;
+                !consumer.beaten()
+            } else {
+                countdown -= 1;
+                true
+            }
+        };
+        match consumer.direction {
+            Direction::First => {
+                if self.item.is_some() {
+                    return self;
+                }
+                self.item = iter
+                    .into_iter()
+                    .take_while(|_| go_on())
+                    .find(|x| (consumer.predicate)(x));
+                if self.item.is_some() {
+                    consumer.publish();
+                }
+            }
+            Direction::Last => {
+                let last = iter
+                    .into_iter()
+                    .take_while(|_| go_on())
+                    .filter(|x| (consumer.predicate)(x))
+                    .last();
+                if last.is_some() {
+                    self.item = last;
+                    consumer.publish();
+                }
+            }
         }
         self
     }
