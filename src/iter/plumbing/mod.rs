@@ -329,5 +329,7 @@ where
     C: UnindexedConsumer<P::Item>,
 {
     let depth = splitter::eager_depth();
-    crate::scheduler::enter(move || splitter::drive_unindexed(producer, consumer, depth))
+    crate::scheduler::enter(move || {
+        splitter::drive_unindexed(producer, consumer, depth, splitter::SPINE_DEPTH)
+    })
 }
