@@ -180,5 +180,45 @@ fn strings(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, u64_random, u64_patterns, f64_total_cmp, strings);
+/// A record sorted by a primitive field: 16 bytes, a `u32` key.
+#[derive(Clone)]
+struct Keyed {
+    key: u32,
+    _payload: u64,
+}
+
+fn integer_field(c: &mut Criterion) {
+    let mut rng = Rng(7);
+    let records: Vec<Keyed> = (0..1_000_000)
+        .map(|_| Keyed {
+            key: rng.next() as u32,
+            _payload: rng.next(),
+        })
+        .collect();
+    three(
+        c,
+        "u32_field_1M/unstable_by_key",
+        &records,
+        |v| Blitz::par_sort_unstable_by_key(&mut v[..], |r| r.key),
+        |v| Rayon::par_sort_unstable_by_key(&mut v[..], |r| r.key),
+        |v| v.sort_unstable_by_key(|r| r.key),
+    );
+    three(
+        c,
+        "u32_field_1M/stable_by_key",
+        &records,
+        |v| Blitz::par_sort_by_key(&mut v[..], |r| r.key),
+        |v| Rayon::par_sort_by_key(&mut v[..], |r| r.key),
+        |v| v.sort_by_key(|r| r.key),
+    );
+}
+
+criterion_group!(
+    benches,
+    u64_random,
+    u64_patterns,
+    f64_total_cmp,
+    strings,
+    integer_field
+);
 criterion_main!(benches);

@@ -315,9 +315,12 @@ pub trait ParallelSliceMut<T: Send> {
     /// Sorts the slice in parallel, stably, by a key.
     ///
     /// `f` may be called several times per element, as in rayon, except for keys of type
-    /// `String`, `&str`, `Vec<u8>`, `&[u8]`, `Box<str>` or `Box<[u8]>`: there each key is
-    /// computed once (as by [`par_sort_by_cached_key`](Self::par_sort_by_cached_key)) and held
-    /// while the sort runs, which then needs no comparisons (a radix sort of the key bytes).
+    /// `String`, `&str`, `Vec<u8>`, `&[u8]`, `Box<str>` or `Box<[u8]>`, and primitive integer
+    /// and `char` keys: there each key is computed once (as by
+    /// [`par_sort_by_cached_key`](Self::par_sort_by_cached_key)) and held while the sort
+    /// runs, which then needs no comparisons (a radix sort of the key bytes, or of the key and
+    /// the element's index packed into 64 bits). A large slice then also takes 8 bytes per
+    /// element for integer keys (16 for byte strings) and a buffer of its own size.
     ///
     /// ```
     /// use blitz_par::prelude::*;

@@ -10,6 +10,7 @@
 //! | `par_sort_by`, `par_sort_unstable_by` on `f64`/`f32` given `f64::total_cmp`/`f32::total_cmp` itself | [`radix`], on the bits of the total order |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
 //! | `par_sort_by_key`, `par_sort_unstable_by_key`, `par_sort_by_cached_key` with a key of the byte-string types above | [`strings`]: each key computed once, in parallel |
+//! | the same calls with a primitive integer or `char` key | [`radix`] (`try_radix_sort_by_key`): each key computed once, in parallel, packed above its element's index into a `u64` (less the least key), radix sorted (stable: the index breaks ties), then a parallel gather; not when the keys' range and the index need more than 64 bits |
 //! | `par_sort_by_key` with another key that needs dropping (`Vec<u64>`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
 //! | `par_sort_unstable_by_key` with another key that needs dropping | [`merge`], std's `sort_by_cached_key` at the leaves |
 //! | every other unstable call, on elements that need dropping (`String`, ...) | [`quick`]: parallel quicksort in place, std's `sort_unstable_by` at the leaves |
@@ -233,8 +234,11 @@ fn par_sort_by_key_with<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
     tuning: &Tuning,
 ) {
     let compare = |a: &T, b: &T| f(a).cmp(&f(b));
-    if v.len() >= tuning.sequential_below && strings::try_sort_by_key(v, f, stable, tuning) {
+    let parallel = v.len() >= tuning.sequential_below && mem::size_of::<T>() != 0;
+    if parallel && strings::try_sort_by_key(v, f, stable, tuning) {
         // Byte-string keys: each computed once, then a radix sort.
+    } else if parallel && radix::try_radix_sort_by_key(v, f, tuning) {
+        // Primitive keys: each computed once, packed with the index, radix sorted.
     } else if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
         par_sort_by_with(v, &compare, stable, tuning);
     } else {
@@ -265,7 +269,7 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
         v.sort_by_cached_key(f);
         return;
     }
-    if strings::try_sort_by_key(v, f, true, tuning) {
+    if strings::try_sort_by_key(v, f, true, tuning) || radix::try_radix_sort_by_key(v, f, tuning) {
         return;
     }
     // Keys, each with the index of its element; the indices are distinct, so an unstable sort
@@ -309,6 +313,27 @@ fn prefetch<T>(p: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// Puts `v[index(order[i])]` at `i`, for every `i`, where `index` is the low
+/// [`index_bits`]`(v.len())` bits of a key and `order` holds every index once.
+fn gather_in_order<T: Send>(v: &mut [T], order: &[u64], tuning: &Tuning) {
+    let mask = index_mask(v.len());
+    let mut buffer = Scratch::<T>::uninit(v.len());
+    let scratch: &mut [MaybeUninit<T>] = buffer.as_uninit();
+    let from = SyncPtr::new(v);
+    par_gather(order, mask, from, scratch, tuning);
+    par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
+}
+
+/// Bits of the index in a key, for `len` elements: enough for `len - 1`, at least one.
+fn index_bits(len: usize) -> u32 {
+    (u64::BITS - (len.saturating_sub(1) as u64).leading_zeros()).max(1)
+}
+
+/// The index part of a key, for `len` elements.
+fn index_mask(len: usize) -> u64 {
+    (1u64 << index_bits(len)) - 1
 }
 
 /// `scratch[i] = read(from[order[i] & mask])` for every `i`. The masked `order` must be a

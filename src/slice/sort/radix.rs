@@ -191,6 +191,78 @@ pub(super) fn try_radix_sort<T>(v: &mut [T], tuning: &Tuning) -> bool {
     false
 }
 
+/// Sorts `v` by `f` if `K` is a primitive integer or `char` (`par_sort_by_key`,
+/// `par_sort_unstable_by_key` and `par_sort_by_cached_key` with such keys); returns whether it
+/// did. Each key is computed once, in parallel, and its order-preserving bits, less the least
+/// key's, are packed above the element's index into a `u64`; these values are distinct, so a
+/// radix sort of them orders equal keys by index (a stable sort), and the elements are then
+/// gathered in that order. Where the keys' range and the index do not fit in 64 bits together
+/// (64-bit keys spread over more than `64 - log2(len)` bits), it returns false with `v`
+/// untouched, as it does for other key types. A panic in `f` reaches the caller with `v`
+/// untouched: no element moves before every key is known.
+pub(super) fn try_radix_sort_by_key<T, K, F>(v: &mut [T], f: &F, tuning: &Tuning) -> bool
+where
+    T: Send,
+    F: Fn(&T) -> K + Sync,
+{
+    macro_rules! dispatch {
+        ($($t:ty),*) => {$(
+            if is_type::<K, $t>() {
+                return sort_by_packed_keys(v, &|x: &T| {
+                    let key = f(x);
+                    // SAFETY: `K` is `$t` (see `type_id_of`), so this copies the value
+                    // unchanged; `$t` has no drop glue, so `key` needs no special care.
+                    unsafe { std::mem::transmute_copy::<K, $t>(&key) }.bits()
+                }, tuning);
+            }
+        )*};
+    }
+    dispatch!(u64, u32, i64, i32, usize, isize, u16, i16, u8, i8);
+    if is_type::<K, char>() {
+        return sort_by_packed_keys(
+            v,
+            &|x: &T| {
+                let key = f(x);
+                // SAFETY: `K` is `char`, as above.
+                u64::from(unsafe { std::mem::transmute_copy::<K, char>(&key) })
+            },
+            tuning,
+        );
+    }
+    false
+}
+
+/// See [`try_radix_sort_by_key`]; `key` gives the order-preserving bits of an element's key.
+fn sort_by_packed_keys<T, G>(v: &mut [T], key: &G, tuning: &Tuning) -> bool
+where
+    T: Send,
+    G: Fn(&T) -> u64 + Sync,
+{
+    use crate::prelude::*;
+    let len = v.len();
+    let mut packed: Vec<u64> = v.par_iter_mut().map(|x| key(&*x)).collect();
+    let (least, greatest) = packed
+        .par_iter()
+        .fold(|| (u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)))
+        .reduce(|| (u64::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+    if greatest <= least {
+        // Every key is equal (or `v` is empty): sorted, and stably, as it stands.
+        return true;
+    }
+    let range_bits = u64::BITS - (greatest - least).leading_zeros();
+    let shift = super::index_bits(len);
+    if range_bits + shift > u64::BITS {
+        return false;
+    }
+    packed
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(i, k)| *k = ((*k - least) << shift) | i as u64);
+    radix_sort(&mut packed, tuning);
+    super::gather_in_order(v, &packed, tuning);
+    true
+}
+
 /// Sorts `v` by radix if `T` is `f64` or `f32` and `compare` is `f64::total_cmp` or
 /// `f32::total_cmp` itself (the function item, as in `v.par_sort_unstable_by(f64::total_cmp)`);
 /// returns whether it did. A closure calling `total_cmp` has a type of its own and is not

@@ -39,11 +39,9 @@
 //! scratch buffer of the elements for the gather (and the keys, for the key-based calls).
 
 use std::cmp::Ordering;
-use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use super::scratch::Scratch;
-use super::{merge, par_copy_from_scratch, par_gather, poll_scheduler, radix, Tuning};
+use super::{gather_in_order, index_bits, merge, poll_scheduler, radix, Tuning};
 use crate::prelude::*;
 use crate::SyncPtr;
 
@@ -227,26 +225,6 @@ where
     // The keys were made in parallel; free them so too.
     keys.into_par_iter().for_each(drop);
     true
-}
-
-/// Puts `v[index(order[i])]` at `i`, for every `i` (`order` as `par_order` returns it).
-fn gather_in_order<T: Send>(v: &mut [T], order: &[u64], tuning: &Tuning) {
-    let mask = index_mask(v.len());
-    let mut buffer = Scratch::<T>::uninit(v.len());
-    let scratch: &mut [MaybeUninit<T>] = buffer.as_uninit();
-    let from = SyncPtr::new(v);
-    par_gather(order, mask, from, scratch, tuning);
-    par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
-}
-
-/// Bits of the index in a key, for `len` elements: enough for `len - 1`, at least one.
-fn index_bits(len: usize) -> u32 {
-    (u64::BITS - (len.saturating_sub(1) as u64).leading_zeros()).max(1)
-}
-
-/// The index part of a key, for `len` elements.
-fn index_mask(len: usize) -> u64 {
-    (1u64 << index_bits(len)) - 1
 }
 
 /// Characters a key can hold at most (see `Encoding`): alphabets of up to 3 bytes could put

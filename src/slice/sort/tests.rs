@@ -514,6 +514,102 @@ fn radix_recognises_only_total_cmp_items() {
 }
 
 #[test]
+fn primitive_keys_sort_by_radix() {
+    // Under Miri: a few lengths and patterns, and the first two key types.
+    let lengths = if cfg!(miri) {
+        vec![2, 17, 40]
+    } else {
+        lengths()
+    };
+    for len in lengths {
+        let patterns = patterns(len, len as u64 + 7);
+        let patterns = &patterns[..if cfg!(miri) { 2 } else { patterns.len() }];
+        for (name, input) in patterns.iter().cloned() {
+            // (value, position): stability shows in the positions.
+            let input: Vec<(u64, usize)> = input.into_iter().zip(0..).collect();
+            macro_rules! check {
+                ($key:expr) => {{
+                    let key = $key;
+                    let mut expected = input.clone();
+                    expected.sort_by_key(key);
+                    for stable in [true, false] {
+                        let mut got = input.clone();
+                        par_sort_by_key_with(&mut got, &key, stable, &TINY);
+                        assert_eq!(got, expected, "{name} {len} {}", stringify!($key));
+                    }
+                    let mut got = input.clone();
+                    par_sort_by_cached_key_with(&mut got, &key, &TINY);
+                    assert_eq!(got, expected, "{name} {len} cached {}", stringify!($key));
+                }};
+            }
+            check!(|e: &(u64, usize)| e.0 as u8);
+            check!(|e: &(u64, usize)| e.0 as i16);
+            if cfg!(miri) {
+                continue;
+            }
+            check!(|e: &(u64, usize)| (e.0 >> 40) as i32);
+            check!(|e: &(u64, usize)| e.0 as u32);
+            check!(|e: &(u64, usize)| (e.0 as i64) >> 24);
+            check!(|e: &(u64, usize)| e.0 as usize % 1000);
+            check!(|e: &(u64, usize)| char::from_u32((e.0 % 0xD800) as u32).unwrap());
+            // Full-range 64-bit keys do not fit beside an index: refused, untouched, and
+            // sorted by the comparison path instead (stably by `par_sort_by_key`).
+            let wide = |e: &(u64, usize)| e.0.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1 << 63;
+            let mut untouched = input.clone();
+            let least = input.iter().map(wide).min().unwrap_or(0);
+            let greatest = input.iter().map(wide).max().unwrap_or(0);
+            let range_bits = u64::BITS - (greatest - least).leading_zeros();
+            let fits = range_bits == 0 || range_bits + index_bits(len) <= u64::BITS;
+            assert_eq!(
+                radix::try_radix_sort_by_key(&mut untouched, &wide, &TINY),
+                fits
+            );
+            if !fits {
+                assert_eq!(untouched, input);
+            }
+            let mut expected = input.clone();
+            expected.sort_by_key(wide);
+            let mut got = input.clone();
+            par_sort_by_key_with(&mut got, &wide, true, &TINY);
+            assert_eq!(got, expected, "{name} {len} wide");
+        }
+    }
+    // Other key types are not taken.
+    let mut pairs = vec![(2u8, 0u8), (1, 0)];
+    assert!(!radix::try_radix_sort_by_key(
+        &mut pairs,
+        &|p: &(u8, u8)| *p,
+        &TINY
+    ));
+    assert!(!radix::try_radix_sort_by_key(
+        &mut pairs,
+        &|p: &(u8, u8)| p.0 == 1,
+        &TINY
+    ));
+}
+
+#[test]
+fn primitive_key_panics_leave_the_slice_untouched() {
+    let len = if cfg!(miri) { 40 } else { 5_000 };
+    let input: Vec<(u64, String)> = (0..len)
+        .map(|i| ((i * 7919 % 101) as u64, i.to_string()))
+        .collect();
+    for at in [0, len / 2, len - 1] {
+        let calls = AtomicUsize::new(0);
+        let key = |e: &(u64, String)| {
+            assert!(calls.fetch_add(1, Relaxed) != at, "injected key panic");
+            e.0 as u32
+        };
+        let mut got = input.clone();
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            par_sort_by_key_with(&mut got, &key, false, &TINY)
+        }));
+        assert!(result.is_err());
+        assert_eq!(got, input, "a panicking key moved nothing");
+    }
+}
+
+#[test]
 fn cached_key_matches_std() {
     for len in lengths() {
         let mut rng = Rng(len as u64 + 99);
