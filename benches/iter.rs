@@ -157,12 +157,133 @@ fn enumerate_fill(c: &mut Criterion) {
     group.finish();
 }
 
+/// Benchmarks `$body` with blitz-par's prelude, then rayon's (the same source), then `$seq`.
+macro_rules! three_ways {
+    ($group:expr, |$v:ident| $body:expr, $seq:expr) => {{
+        $group.bench_function("seq", |b| b.iter(|| black_box($seq)));
+        $group.bench_function("rayon", |b| {
+            use rayon::prelude::*;
+            b.iter(|| black_box($body))
+        });
+        $group.bench_function("blitz", |b| {
+            use blitz_par::prelude::*;
+            b.iter(|| black_box($body))
+        });
+    }};
+}
+
+/// Consumers beyond `collect` into a `Vec`, 1M items: pairs, partitions, other collections,
+/// fallible collects, ordered searches.
+fn consumers(c: &mut Criterion) {
+    use std::collections::{HashMap, LinkedList, VecDeque};
+    let v: Vec<u64> = (0..1_000_000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20)
+        .collect();
+    let v = &v;
+    let mut g = c.benchmark_group("unzip_1M");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |v| v
+            .par_iter()
+            .map(|&x| (x, x + 1))
+            .unzip::<_, _, Vec<u64>, Vec<u64>>(),
+        v.iter()
+            .map(|&x| (x, x + 1))
+            .unzip::<_, _, Vec<u64>, Vec<u64>>()
+    );
+    g.finish();
+    let mut g = c.benchmark_group("partition_1M");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |v| v
+            .par_iter()
+            .partition::<Vec<&u64>, Vec<&u64>, _>(|&&x| x & 1 == 0),
+        v.iter().partition::<Vec<&u64>, _>(|&&x| x & 1 == 0)
+    );
+    g.finish();
+    let mut g = c.benchmark_group("collect_hashmap_1M");
+    g.sample_size(10);
+    three_ways!(
+        g,
+        |v| v.par_iter().map(|&x| (x, x)).collect::<HashMap<u64, u64>>(),
+        v.iter().map(|&x| (x, x)).collect::<HashMap<u64, u64>>()
+    );
+    g.finish();
+    let mut g = c.benchmark_group("collect_vecdeque_1M");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |v| v.par_iter().map(|&x| x ^ 1).collect::<VecDeque<u64>>(),
+        v.iter().map(|&x| x ^ 1).collect::<VecDeque<u64>>()
+    );
+    g.finish();
+    let mut g = c.benchmark_group("collect_linkedlist_1M");
+    g.sample_size(10);
+    three_ways!(
+        g,
+        |v| v.par_iter().copied().collect::<LinkedList<u64>>(),
+        v.iter().copied().collect::<LinkedList<u64>>()
+    );
+    g.finish();
+    let mut g = c.benchmark_group("collect_result_vec_1M");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |v| v
+            .par_iter()
+            .map(|&x| Ok::<u64, ()>(x))
+            .collect::<Result<Vec<u64>, ()>>(),
+        v.iter()
+            .map(|&x| Ok::<u64, ()>(x))
+            .collect::<Result<Vec<u64>, ()>>()
+    );
+    g.finish();
+    let big: Vec<u64> = (0..10_000_000u64).collect();
+    let big = &big;
+    let mut g = c.benchmark_group("position_first_middle_10M");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |big| big.par_iter().position_first(|&x| x == 5_000_000),
+        big.iter().position(|&x| x == 5_000_000)
+    );
+    g.finish();
+}
+
+/// String splitting over 4 MB of text (400,000 lines).
+fn strings(c: &mut Criterion) {
+    let text: String = (0..400_000)
+        .map(|i| format!("line {} with some words {}\n", i, i * 7))
+        .collect();
+    let text = text.as_str();
+    let mut g = c.benchmark_group("lines_4MB");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |text| text.par_lines().filter(|l| l.ends_with('7')).count(),
+        text.lines().filter(|l| l.ends_with('7')).count()
+    );
+    g.finish();
+    let mut g = c.benchmark_group("split_whitespace_4MB");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |text| text.par_split_whitespace().count(),
+        text.split_whitespace().count()
+    );
+    g.finish();
+}
+
 criterion_group!(
     benches,
     sums,
     map_collect,
     filter_collect,
     compute_bound,
-    enumerate_fill
+    enumerate_fill,
+    consumers,
+    strings
 );
 criterion_main!(benches);

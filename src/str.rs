@@ -6,7 +6,7 @@
 //! whole. Leaves run std's sequential `str` iterators.
 
 use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
-use crate::iter::{Filter, Map, ParallelIterator};
+use crate::iter::ParallelIterator;
 
 /// A char pattern for the `par_split` and `par_matches` families: a `char`, a slice or array of
 /// chars (any of them), or a predicate `Fn(char) -> bool + Sync + Send`. (rayon's `Pattern`;
@@ -284,7 +284,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "", "c"]);
     /// ```
     fn par_lines(&self) -> Lines<'_> {
-        self.par_split_terminator('\n').map(strip_carriage_return)
+        Lines(self.par_split_terminator('\n'))
     }
 
     /// The non-empty pieces between whitespace (as `str::split_whitespace`).
@@ -295,8 +295,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "c"]);
     /// ```
     fn par_split_whitespace(&self) -> SplitWhitespace<'_> {
-        self.par_split(Whitespace { ascii: false })
-            .filter(not_empty)
+        SplitWhitespace(self.par_split(Whitespace { ascii: false }))
     }
 
     /// The non-empty pieces between ASCII whitespace (as `str::split_ascii_whitespace`).
@@ -307,7 +306,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
-        self.par_split(Whitespace { ascii: true }).filter(not_empty)
+        SplitWhitespace(self.par_split(Whitespace { ascii: true }))
     }
 
     /// The matches of `pattern` (as `str::matches`; every match is one char).
@@ -360,7 +359,18 @@ fn not_empty(piece: &&str) -> bool {
 /// let l: blitz_par::str::Lines<'_> = "a\nb".par_lines();
 /// assert_eq!(l.count(), 2);
 /// ```
-pub type Lines<'a> = Map<Split<'a, char>, fn(&str) -> &str>;
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct Lines<'a>(Split<'a, char>);
+
+impl<'a> ParallelIterator for Lines<'a> {
+    type Item = &'a str;
+    fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
+        // A function item, inlined into the leaf loop (a function pointer in the type, as
+        // before, cost an indirect call per line).
+        self.0.map(strip_carriage_return).drive_unindexed(consumer)
+    }
+}
 
 /// The parallel iterator of [`ParallelString::par_split_whitespace`] and
 /// [`ParallelString::par_split_ascii_whitespace`].
@@ -370,7 +380,17 @@ pub type Lines<'a> = Map<Split<'a, char>, fn(&str) -> &str>;
 /// let w: blitz_par::str::SplitWhitespace<'_> = " a b ".par_split_whitespace();
 /// assert_eq!(w.count(), 2);
 /// ```
-pub type SplitWhitespace<'a> = Filter<Split<'a, Whitespace>, fn(&&str) -> bool>;
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct SplitWhitespace<'a>(Split<'a, Whitespace>);
+
+impl<'a> ParallelIterator for SplitWhitespace<'a> {
+    type Item = &'a str;
+    fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
+        // As for `Lines`: the test for empty pieces is inlined.
+        self.0.filter(not_empty).drive_unindexed(consumer)
+    }
+}
 
 /// The parallel iterator of [`ParallelString::par_split_ascii_whitespace`] (the same type as
 /// [`SplitWhitespace`], with another separator).
