@@ -43,9 +43,14 @@
 //! (`Consumer::folds_from_back`: `find_last`) gets chunks peeled off the back and runs the back
 //! half of each split itself, so the search meets the last match first and stops.
 //!
+//! Unindexed producers (strings, `par_bridge`, ...) cannot be cut at a chosen index, so they
+//! split in halves: [`eager_depth`] levels before any fold, [`SPINE_DEPTH`] more down the halves
+//! each thread runs first (so its first leaves are short and it soon polls), and further
+//! wherever the scheduler asks before a leaf starts.
+//!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
 //! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`],
-//! [`PROVEN_TICKS`], [`TIMED_CHUNK`] and [`eager_depth`]; nothing else in the crate splits,
+//! [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`eager_depth`] and [`SPINE_DEPTH`]; nothing else in the crate splits,
 //! except the driver of ranges longer than a `usize` (`iter/range.rs`), which halves them
 //! [`eager_depth`] times and hands every piece to this driver.
 
