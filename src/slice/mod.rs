@@ -319,8 +319,9 @@ pub trait ParallelSliceMut<T: Send> {
     /// and `char` keys: there each key is computed once (as by
     /// [`par_sort_by_cached_key`](Self::par_sort_by_cached_key)) and held while the sort
     /// runs, which then needs no comparisons (a radix sort of the key bytes, or of the key and
-    /// the element's index packed into 64 bits). A large slice then also takes 8 bytes per
-    /// element for integer keys (16 for byte strings) and a buffer of its own size.
+    /// the element's index packed into 64 bits, or a sort of (key, index) pairs where 64 bits
+    /// are too few). A large slice then also takes 8 bytes per element for integer keys (16
+    /// for pairs and byte strings) and a buffer of its own size.
     ///
     /// ```
     /// use blitz_par::prelude::*;

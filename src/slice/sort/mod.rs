@@ -10,7 +10,7 @@
 //! | `par_sort_by`, `par_sort_unstable_by` on `f64`/`f32` given `f64::total_cmp`/`f32::total_cmp` itself | [`radix`], on the bits of the total order |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
 //! | `par_sort_by_key`, `par_sort_unstable_by_key`, `par_sort_by_cached_key` with a key of the byte-string types above | [`strings`]: each key computed once, in parallel |
-//! | the same calls with a primitive integer or `char` key | [`radix`] (`try_radix_sort_by_key`): each key computed once, in parallel, packed above its element's index into a `u64` (less the least key), radix sorted (stable: the index breaks ties), then a parallel gather; not when the keys' range and the index need more than 64 bits |
+//! | the same calls with a primitive integer or `char` key | [`radix`] (`sort_by_key_bits`): each key computed once, in parallel, packed above its element's index into a `u64` (less the least key), radix sorted (stable: the index breaks ties), then a parallel gather; where the keys' range and the index need more than 64 bits, (key, index) pairs of the same keys sorted as by `par_sort_unstable`, then the gather |
 //! | `par_sort_by_key` with another key that needs dropping (`Vec<u64>`, ...) | [`merge`], std's `sort_by_cached_key` at the leaves: one key per element there |
 //! | `par_sort_unstable_by_key` with another key that needs dropping | [`merge`], std's `sort_by_cached_key` at the leaves |
 //! | every other unstable call, on elements that need dropping (`String`, ...) | [`quick`]: parallel quicksort in place, std's `sort_unstable_by` at the leaves |
@@ -237,8 +237,8 @@ fn par_sort_by_key_with<T: Send, K: Ord, F: Fn(&T) -> K + Sync>(
     let parallel = v.len() >= tuning.sequential_below && mem::size_of::<T>() != 0;
     if parallel && strings::try_sort_by_key(v, f, stable, tuning) {
         // Byte-string keys: each computed once, then a radix sort.
-    } else if parallel && radix::try_radix_sort_by_key(v, f, tuning) {
-        // Primitive keys: each computed once, packed with the index, radix sorted.
+    } else if parallel && try_sort_by_primitive_key(v, f, tuning) {
+        // Primitive keys: each computed once, then a radix sort.
     } else if !mem::needs_drop::<K>() || v.len() < tuning.sequential_below {
         par_sort_by_with(v, &compare, stable, tuning);
     } else {
@@ -269,16 +269,13 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
         v.sort_by_cached_key(f);
         return;
     }
-    if strings::try_sort_by_key(v, f, true, tuning) || radix::try_radix_sort_by_key(v, f, tuning) {
+    if strings::try_sort_by_key(v, f, true, tuning) {
         return;
     }
-    // Keys, each with the index of its element; the indices are distinct, so an unstable sort
-    // of the pairs is a stable sort of the elements.
-    // As for any unstable sort: the in-place quicksort when keys own memory elsewhere
-    // (`String`: costly comparisons), the merge sort for plain keys. Device, 1M records keyed
-    // by a cloned `String`: the merge sort made this slower than std's sequential
-    // `sort_by_cached_key` on 2 cores.
-    let mut keyed: Vec<(K, usize)> = {
+    if try_sort_by_primitive_key(v, f, tuning) {
+        return;
+    }
+    let keyed: Vec<(K, usize)> = {
         use crate::prelude::*;
         // (`par_iter_mut`, as `T` need not be `Sync`.)
         v.par_iter_mut()
@@ -286,17 +283,44 @@ fn par_sort_by_cached_key_with<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(
             .map(|(index, x)| (f(&*x), index))
             .collect()
     };
+    sort_by_keyed_pairs(v, keyed, tuning);
+}
+
+/// Sorts `v` stably by `f` if `K` is a primitive integer or `char`; returns whether it did.
+/// Each key is computed once, in parallel; then a radix sort of the keys packed with their
+/// indices, or, where they do not fit in 64 bits together, a sort of (key bits, index) pairs
+/// made from the same keys (so `f` runs once per element either way).
+fn try_sort_by_primitive_key<T: Send, K, F: Fn(&T) -> K + Sync>(
+    v: &mut [T],
+    f: &F,
+    tuning: &Tuning,
+) -> bool {
+    let Some(bits) = radix::primitive_key_bits(v, f) else {
+        return false;
+    };
+    if let Err(bits) = radix::sort_by_key_bits(v, bits, tuning) {
+        sort_by_keyed_pairs(v, bits.into_iter().zip(0..).collect(), tuning);
+    }
+    true
+}
+
+/// Sorts `v` by `keyed`: each element's key, with the index of its element. The indices are
+/// distinct, so an unstable sort of the pairs is a stable sort of the elements.
+fn sort_by_keyed_pairs<T: Send, K: Ord + Send>(
+    v: &mut [T],
+    mut keyed: Vec<(K, usize)>,
+    tuning: &Tuning,
+) {
+    // As for any unstable sort: the in-place quicksort when keys own memory elsewhere
+    // (`String`: costly comparisons), the merge sort for plain keys. Device, 1M records keyed
+    // by a cloned `String`: the merge sort made this slower than std's sequential
+    // `sort_by_cached_key` on 2 cores.
     let compare = |a: &(K, usize), b: &(K, usize)| a.cmp(b);
     par_unstable_comparison_sort(&mut keyed, &compare, tuning);
     let order: Vec<u64> = keyed.into_iter().map(|(_, index)| index as u64).collect();
-
     // Gather the elements in key order into scratch, then copy them back. No user code runs
     // from here on, so nothing can panic between the moves.
-    let mut buffer = Scratch::<T>::uninit(len);
-    let scratch = buffer.as_uninit();
-    let from = SyncPtr::new(v);
-    par_gather(&order, u64::MAX, from, scratch, tuning);
-    par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
+    gather_in_order(v, &order, tuning);
 }
 
 /// How many elements ahead `par_gather` asks for the element it will read: its reads are

@@ -191,76 +191,91 @@ pub(super) fn try_radix_sort<T>(v: &mut [T], tuning: &Tuning) -> bool {
     false
 }
 
-/// Sorts `v` by `f` if `K` is a primitive integer or `char` (`par_sort_by_key`,
-/// `par_sort_unstable_by_key` and `par_sort_by_cached_key` with such keys); returns whether it
-/// did. Each key is computed once, in parallel, and its order-preserving bits, less the least
-/// key's, are packed above the element's index into a `u64`; these values are distinct, so a
-/// radix sort of them orders equal keys by index (a stable sort), and the elements are then
-/// gathered in that order. Where the keys' range and the index do not fit in 64 bits together
-/// (64-bit keys spread over more than `64 - log2(len)` bits), it returns false with `v`
-/// untouched, as it does for other key types. A panic in `f` reaches the caller with `v`
-/// untouched: no element moves before every key is known.
+/// Sorts `v` by `f` if `K` is a primitive integer or `char`; returns whether it did. See
+/// [`primitive_key_bits`] and [`sort_by_key_bits`]: where the keys do not fit beside the index,
+/// it returns false with `v` untouched (and `f` called once per element), as it does at once
+/// for other key types. (The sorts use the two parts through `try_sort_by_primitive_key`,
+/// which sorts the keys it computed either way; this is the radix path alone, for tests.)
+#[cfg(test)]
 pub(super) fn try_radix_sort_by_key<T, K, F>(v: &mut [T], f: &F, tuning: &Tuning) -> bool
 where
     T: Send,
     F: Fn(&T) -> K + Sync,
 {
+    match primitive_key_bits(v, f) {
+        Some(bits) => sort_by_key_bits(v, bits, tuning).is_ok(),
+        None => false,
+    }
+}
+
+/// The order-preserving bits of every element's key (`RadixKey::bits`), each computed once,
+/// in parallel, if `K` is a primitive integer or `char`; `None`, without calling `f`, for
+/// other key types. A panic in `f` reaches the caller with `v` untouched.
+pub(super) fn primitive_key_bits<T, K, F>(v: &mut [T], f: &F) -> Option<Vec<u64>>
+where
+    T: Send,
+    F: Fn(&T) -> K + Sync,
+{
+    fn all_bits<T: Send>(v: &mut [T], bits: impl Fn(&T) -> u64 + Sync) -> Vec<u64> {
+        use crate::prelude::*;
+        // (`par_iter_mut`, as `T` need not be `Sync`.)
+        v.par_iter_mut().map(|x| bits(&*x)).collect()
+    }
     macro_rules! dispatch {
         ($($t:ty),*) => {$(
             if is_type::<K, $t>() {
-                return sort_by_packed_keys(v, &|x: &T| {
+                return Some(all_bits(v, |x: &T| {
                     let key = f(x);
                     // SAFETY: `K` is `$t` (see `type_id_of`), so this copies the value
                     // unchanged; `$t` has no drop glue, so `key` needs no special care.
                     unsafe { std::mem::transmute_copy::<K, $t>(&key) }.bits()
-                }, tuning);
+                }));
             }
         )*};
     }
     dispatch!(u64, u32, i64, i32, usize, isize, u16, i16, u8, i8);
     if is_type::<K, char>() {
-        return sort_by_packed_keys(
-            v,
-            &|x: &T| {
-                let key = f(x);
-                // SAFETY: `K` is `char`, as above.
-                u64::from(unsafe { std::mem::transmute_copy::<K, char>(&key) })
-            },
-            tuning,
-        );
+        return Some(all_bits(v, |x: &T| {
+            let key = f(x);
+            // SAFETY: `K` is `char`, as above.
+            u64::from(unsafe { std::mem::transmute_copy::<K, char>(&key) })
+        }));
     }
-    false
+    None
 }
 
-/// See [`try_radix_sort_by_key`]; `key` gives the order-preserving bits of an element's key.
-fn sort_by_packed_keys<T, G>(v: &mut [T], key: &G, tuning: &Tuning) -> bool
-where
-    T: Send,
-    G: Fn(&T) -> u64 + Sync,
-{
+/// Sorts `v` stably by `bits` (`bits[i]` the key bits of `v[i]`): each, less the least, is
+/// packed above its element's index into a `u64`; these values are distinct, so a radix sort
+/// of them orders equal keys by index, and the elements are then gathered in that order.
+/// Where the keys' range and the index do not fit in 64 bits together (64-bit keys spread
+/// over more than `64 - log2(len)` bits), gives `bits` back unchanged and `v` untouched.
+pub(super) fn sort_by_key_bits<T: Send>(
+    v: &mut [T],
+    mut bits: Vec<u64>,
+    tuning: &Tuning,
+) -> Result<(), Vec<u64>> {
     use crate::prelude::*;
     let len = v.len();
-    let mut packed: Vec<u64> = v.par_iter_mut().map(|x| key(&*x)).collect();
-    let (least, greatest) = packed
+    debug_assert_eq!(bits.len(), len);
+    let (least, greatest) = bits
         .par_iter()
         .fold(|| (u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)))
         .reduce(|| (u64::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
     if greatest <= least {
         // Every key is equal (or `v` is empty): sorted, and stably, as it stands.
-        return true;
+        return Ok(());
     }
     let range_bits = u64::BITS - (greatest - least).leading_zeros();
     let shift = super::index_bits(len);
     if range_bits + shift > u64::BITS {
-        return false;
+        return Err(bits);
     }
-    packed
-        .par_iter_mut()
+    bits.par_iter_mut()
         .enumerate()
         .for_each(|(i, k)| *k = ((*k - least) << shift) | i as u64);
-    radix_sort(&mut packed, tuning);
-    super::gather_in_order(v, &packed, tuning);
-    true
+    radix_sort(&mut bits, tuning);
+    super::gather_in_order(v, &bits, tuning);
+    Ok(())
 }
 
 /// Sorts `v` by radix if `T` is `f64` or `f32` and `compare` is `f64::total_cmp` or

@@ -589,6 +589,35 @@ fn primitive_keys_sort_by_radix() {
 }
 
 #[test]
+fn cached_primitive_keys_are_computed_once_even_when_too_wide() {
+    let len = if cfg!(miri) { 40 } else { 5_000 };
+    let input: Vec<u64> = (0..len as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    for wide in [false, true] {
+        let calls = AtomicUsize::new(0);
+        let key = |x: &u64| {
+            calls.fetch_add(1, Relaxed);
+            if wide {
+                *x
+            } else {
+                *x >> 40
+            }
+        };
+        let mut got = input.clone();
+        par_sort_by_cached_key_with(&mut got, &key, &TINY);
+        let mut expected = input.clone();
+        expected.sort_by_cached_key(|x| if wide { *x } else { *x >> 40 });
+        assert_eq!(got, expected, "wide {wide}");
+        assert_eq!(
+            calls.load(Relaxed),
+            len,
+            "wide {wide}: one call per element"
+        );
+    }
+}
+
+#[test]
 fn primitive_key_panics_leave_the_slice_untouched() {
     let len = if cfg!(miri) { 40 } else { 5_000 };
     let input: Vec<(u64, String)> = (0..len)
