@@ -146,6 +146,8 @@ impl<'c, T: Send + 'c> Folder<T> for CollectResult<'c, T> {
         self
     }
 
+    const CHEAP_CONSUME: bool = true;
+
     fn complete(self) -> Self {
         self
     }

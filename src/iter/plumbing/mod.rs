@@ -182,6 +182,12 @@ pub trait Folder<Item>: Sized {
         self
     }
 
+    /// Whether `consume` is a store into place whose state stays in registers, so that a
+    /// folder feeding two such folders item by item (`unzip`) runs as fast as one loop. Others
+    /// get their items in batches there. An optimisation hint only.
+    #[doc(hidden)]
+    const CHEAP_CONSUME: bool = false;
+
     /// Finishes the leaf.
     fn complete(self) -> Self::Result;
 
