@@ -365,6 +365,50 @@ fn last_searches_stop_early() {
     }
 }
 
+/// Ordered searches hand work off by keeping a lead at the end they start from (see
+/// `Pacer::search_split_point`): long searches, whose loops are asked to split, find the
+/// same match as the sequential search wherever the matches lie, with one match, two (the
+/// first and last differ), none, and nested in `flat_map`.
+#[test]
+fn ordered_searches_find_the_nearest_match_wherever_it_lies() {
+    let n = 1usize << 20;
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let v: Vec<usize> = (0..n).collect();
+        for at in [0, 1, n / 7, n / 2 - 1, n / 2, n / 2 + 1, 3 * n / 4, n - 2] {
+            let hit = |x: usize| x == at || x == at + 1 || x == n - 1 - at;
+            let first = v.iter().position(|&x| hit(x));
+            let last = v.iter().rposition(|&x| hit(x));
+            assert_eq!(v.par_iter().position_first(|&x| hit(x)), first, "{at}");
+            assert_eq!(v.par_iter().position_last(|&x| hit(x)), last, "{at}");
+            assert_eq!(
+                v.par_iter().find_first(|&&x| hit(x)).copied(),
+                first,
+                "{at}"
+            );
+            assert_eq!(v.par_iter().find_last(|&&x| hit(x)).copied(), last, "{at}");
+            let mapped = v
+                .par_iter()
+                .filter(|&&x| x % 3 != 1)
+                .find_map_first(|&x| hit(x).then_some(x));
+            assert_eq!(
+                mapped,
+                v.iter().filter(|&&x| x % 3 != 1).copied().find(|&x| hit(x))
+            );
+            let nested = (0..n / 1024)
+                .into_par_iter()
+                .flat_map(|i| (i * 1024..(i + 1) * 1024).into_par_iter())
+                .find_first(|&x| hit(x));
+            assert_eq!(nested, first, "{at}");
+        }
+        assert_eq!(v.par_iter().position_first(|&x| x == n), None);
+        assert_eq!(v.par_iter().position_last(|&x| x == n), None);
+    });
+}
+
 /// `panic_fuse` also stops the other parts on the producer path (here through
 /// `with_max_len`, which drives its base's producer): once one item panics, the other threads
 /// stop within a chunk instead of running their whole share.

@@ -293,6 +293,9 @@ where
         // The last match is nearest the back: searching there first lets the rest stop.
         self.direction == Direction::Last
     }
+    fn searches_in_order(&self) -> bool {
+        true
+    }
 }
 
 impl<'p, T, P> UnindexedConsumer<T> for OrderedConsumer<'p, P>

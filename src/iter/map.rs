@@ -190,6 +190,9 @@ where
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()
     }
+    fn searches_in_order(&self) -> bool {
+        self.base.searches_in_order()
+    }
     fn with_len_hint(self, len: usize) -> Self {
         Self {
             base: self.base.with_len_hint(len),

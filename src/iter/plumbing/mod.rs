@@ -132,6 +132,19 @@ pub trait Consumer<Item>: Send + Sized {
         false
     }
 
+    /// Whether this consumer searches for the match nearest one end (`find_first`,
+    /// `position_first`, `find_last`, ...; the end is the back when [`folds_from_back`] says
+    /// so). The driver then answers a request for work by keeping a lead of the items nearest
+    /// that end and handing off the rest, instead of splitting in halves, so that the threads
+    /// scan side by side from that end rather than one of them far ahead. The default, false,
+    /// is always correct. A blitz-par extension; adapters of consumers forward it.
+    ///
+    /// [`folds_from_back`]: Consumer::folds_from_back
+    #[inline]
+    fn searches_in_order(&self) -> bool {
+        false
+    }
+
     /// Tells the consumer that it is about to be given exactly `len` items, indexed
     /// `0..len` by `split_at`. The indexed driver ([`bridge_producer_consumer`]) calls it once,
     /// before any split. Consumers that place their items on a scale of their own use it:
