@@ -37,30 +37,34 @@ pub trait Pattern: Sync + Send {
         if inclusive {
             folder.consume_iter(text.split_inclusive(matches))
         } else {
-            match if terminator {
-                without_terminator(text, matches)
-            } else {
-                Some(text)
-            } {
-                Some(text) => folder.consume_iter(text.split(matches)),
-                None => folder,
-            }
+            fold_split_pieces(text.split(matches), folder, terminator)
         }
     }
 }
 
-/// `text` less its final char when that is a separator, or `None` for an empty `text`: the
-/// text whose pieces, split plainly, are the pieces of `split_terminator` (no final empty
-/// piece). So the last leaf, too, runs std's split loop through `consume_iter`, instead of
-/// holding back each piece to see whether it is the final one.
+/// Folds the pieces of a `split` into `folder`; with `terminator`, a final empty piece (the
+/// text is empty or ends with a separator) is not an item (as `split_terminator`).
 #[inline]
-fn without_terminator(text: &str, matches: impl Fn(char) -> bool) -> Option<&str> {
-    let last = text.chars().next_back()?;
-    Some(if matches(last) {
-        &text[..text.len() - last.len_utf8()]
-    } else {
-        text
-    })
+fn fold_split_pieces<'a, F, I>(pieces: I, folder: F, terminator: bool) -> F
+where
+    F: Folder<&'a str>,
+    I: Iterator<Item = &'a str>,
+{
+    if !terminator {
+        return folder.consume_iter(pieces);
+    }
+    let mut pieces = pieces.peekable();
+    let mut folder = folder;
+    while let Some(piece) = pieces.next() {
+        if piece.is_empty() && pieces.peek().is_none() {
+            break;
+        }
+        folder = folder.consume(piece);
+        if folder.full() {
+            break;
+        }
+    }
+    folder
 }
 
 impl Pattern for char {
@@ -77,14 +81,7 @@ impl Pattern for char {
         if inclusive {
             folder.consume_iter(text.split_inclusive(*self))
         } else {
-            match if terminator {
-                without_terminator(text, |c| c == *self)
-            } else {
-                Some(text)
-            } {
-                Some(text) => folder.consume_iter(text.split(*self)),
-                None => folder,
-            }
+            fold_split_pieces(text.split(*self), folder, terminator)
         }
     }
 }
@@ -118,14 +115,6 @@ impl Pattern for Whitespace {
     where
         F: Folder<&'a str>,
     {
-        let text = if terminator && !inclusive {
-            match without_terminator(text, |c| self.matches_char(c)) {
-                Some(text) => text,
-                None => return folder,
-            }
-        } else {
-            text
-        };
         match (self.ascii, inclusive) {
             // ASCII whitespace never occurs inside a multi-byte char: split the bytes (as
             // std's `split_ascii_whitespace` does).
@@ -135,9 +124,11 @@ impl Pattern for Whitespace {
                     // starts and ends on char boundaries and is valid UTF-8.
                     unsafe { std::str::from_utf8_unchecked(piece) }
                 });
-                folder.consume_iter(pieces)
+                fold_split_pieces(pieces, folder, terminator)
             }
-            (false, false) => folder.consume_iter(text.split(char::is_whitespace)),
+            (false, false) => {
+                fold_split_pieces(text.split(char::is_whitespace), folder, terminator)
+            }
             (true, true) => {
                 folder.consume_iter(text.split_inclusive(|c: char| c.is_ascii_whitespace()))
             }
@@ -353,12 +344,10 @@ impl ParallelString for str {
     }
 }
 
-#[inline]
 fn strip_carriage_return(line: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
-#[inline]
 fn not_empty(piece: &&str) -> bool {
     !piece.is_empty()
 }
