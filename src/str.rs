@@ -126,14 +126,60 @@ impl Pattern for Whitespace {
                 });
                 fold_split_pieces(pieces, folder, terminator)
             }
-            (false, false) => {
-                fold_split_pieces(text.split(char::is_whitespace), folder, terminator)
-            }
+            (false, false) => fold_split_pieces(
+                UnicodeWhitespaceSplit {
+                    text,
+                    start: 0,
+                    finished: false,
+                },
+                folder,
+                terminator,
+            ),
             (true, true) => {
                 folder.consume_iter(text.split_inclusive(|c: char| c.is_ascii_whitespace()))
             }
             (false, true) => folder.consume_iter(text.split_inclusive(char::is_whitespace)),
         }
+    }
+}
+
+/// `text.split(char::is_whitespace)`, with the test of ASCII bytes (nearly all of most text)
+/// done on the byte: std's split decodes every char first.
+struct UnicodeWhitespaceSplit<'a> {
+    text: &'a str,
+    /// Where the next piece starts (a char boundary).
+    start: usize,
+    finished: bool,
+}
+
+impl<'a> Iterator for UnicodeWhitespaceSplit<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        if self.finished {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        let mut i = self.start;
+        while let Some(&b) = bytes.get(i) {
+            let (space, len) = if b < 0x80 {
+                // `char::is_whitespace` of the ASCII chars: U+0009 to U+000D and U+0020.
+                (matches!(b, b'\t'..=b'\r' | b' '), 1)
+            } else {
+                // `i` is a char boundary: it advances by whole chars from one.
+                let c = self.text[i..].chars().next().unwrap_or_default();
+                (c.is_whitespace(), c.len_utf8())
+            };
+            if space {
+                let piece = &self.text[self.start..i];
+                self.start = i + len;
+                return Some(piece);
+            }
+            i += len;
+        }
+        self.finished = true;
+        Some(&self.text[self.start..])
     }
 }
 
@@ -668,6 +714,35 @@ impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
 #[cfg(test)]
 mod tests {
     use crate::prelude::*;
+
+    #[test]
+    fn unicode_whitespace_split_matches_std() {
+        let spaces: Vec<char> = (0..=0x3000u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .collect();
+        assert_eq!(spaces.len(), 25);
+        let mut texts: Vec<String> = ["", " ", "a", " a ", "a  b", "é\u{a0}😀\u{3000}x\u{85}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // Every whitespace char between, before and after multi-byte and ASCII chars.
+        for &c in &spaces {
+            texts.push(format!("{c}ä{c}{c}b€{c}"));
+        }
+        // Multi-byte chars that are not whitespace, next to ASCII whitespace.
+        texts.push("\u{2060}\t\u{feff}\r\n\u{200b}\u{1680}x".to_string());
+        for text in &texts {
+            let ours: Vec<&str> = super::UnicodeWhitespaceSplit {
+                text,
+                start: 0,
+                finished: false,
+            }
+            .collect();
+            let std: Vec<&str> = text.split(char::is_whitespace).collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
+    }
 
     fn texts() -> Vec<String> {
         let mut v: Vec<String> = [
