@@ -453,26 +453,24 @@ where
     C: Consumer<P::Item>,
 {
     let from_back = consumer.folds_from_back();
-    let (mut left_pacer, mut right_pacer) = (pacer, pacer);
     let mid = if consumer.searches_in_order() && len <= pacer.max_len {
         // The lead stays with this thread, at the end the search starts from.
         let lead = pacer.search_split_point(len);
         if from_back {
-            left_pacer.before = pacer.before.saturating_add(lead);
             len - lead
         } else {
-            right_pacer.before = pacer.before.saturating_add(lead);
             lead
         }
     } else {
-        let mid = split_point(len, pacer.min_len);
-        if from_back {
-            left_pacer.before = pacer.before.saturating_add(len - mid);
-        } else {
-            right_pacer.before = pacer.before.saturating_add(mid);
-        }
-        mid
+        split_point(len, pacer.min_len)
     };
+    // The half this thread runs keeps `before`; the other lies beyond this one's items.
+    let (mut left_pacer, mut right_pacer) = (pacer, pacer);
+    if from_back {
+        left_pacer.before = pacer.before.saturating_add(len - mid);
+    } else {
+        right_pacer.before = pacer.before.saturating_add(mid);
+    }
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
     let (left, right) = join_halves(
