@@ -305,12 +305,10 @@ impl Seat {
     /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
     /// (`scheduler::beat_now`): beat now instead of at the busy period's first beat, so that
     /// the next `split_wanted` says yes and the join it leads to wakes a sleeping worker; later
-    /// beats follow every `PROVEN_BEAT_TICKS`. Does nothing unless the heartbeat would wake
-    /// someone (a worker sleeps, and not only because a guest holds its core). Owner only.
+    /// beats follow every `PROVEN_BEAT_TICKS`. Does nothing unless a beat would wake someone
+    /// (`Registry::beat_should_wake`). Owner only.
     pub(crate) unsafe fn beat_now(&self) {
-        let registry = self.registry();
-        let sleeping = registry.sleep.sleeping_workers() as usize;
-        if sleeping <= registry.active_guests.load(Ordering::Relaxed) {
+        if !self.registry().beat_should_wake() {
             return;
         }
         // SAFETY: owner-only by contract.
@@ -343,10 +341,7 @@ impl Seat {
             return false;
         }
         local.next_beat.set(beat_deadline(now, PROVEN_BEAT_TICKS));
-        let registry = self.registry();
-        let sleeping = registry.sleep.sleeping_workers() as usize;
-        sleeping > registry.active_guests.load(Ordering::Relaxed)
-            && registry.sleep.idle_awake_workers() == 0
+        self.registry().beat_should_wake()
     }
 
     /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
@@ -622,6 +617,15 @@ impl Registry {
     }
 
     /// Whether awake workers plus guests running parallel work exceed the worker count.
+    /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
+    /// guest running parallel work holds its core), and no worker is awake and idle, which
+    /// would ask for work itself.
+    fn beat_should_wake(&self) -> bool {
+        let sleeping = self.sleep.sleeping_workers() as usize;
+        sleeping > self.active_guests.load(Ordering::Relaxed)
+            && self.sleep.idle_awake_workers() == 0
+    }
+
     #[inline]
     fn oversubscribed(&self) -> bool {
         self.active_guests.load(Ordering::Relaxed) > self.sleep.sleeping_workers() as usize
