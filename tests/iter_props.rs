@@ -236,6 +236,26 @@ quickcheck! {
             && r == v.iter().map(|&x| if x == 0 { Err(x) } else { Ok(x) }).collect::<Result<Vec<u8>, u8>>()
     }
 
+    fn large_string_collects(picks: Vec<u8>, reps: u16) -> bool {
+        // Up to ~300,000 pieces of one to four bytes: past the size where the strings of the
+        // threads are copied into place in parallel, with multi-byte chars at every seam.
+        const ALPHABET: [&str; 6] = ["a", "é", "😀", " ", "xyz", ""];
+        let words: Vec<&str> = picks.iter().cycle().take(picks.len() * (usize::from(reps) % 3_000 + 1))
+            .map(|&p| ALPHABET[usize::from(p) % ALPHABET.len()]).collect();
+        let expected: String = words.concat();
+        let chars: String = expected.par_chars().collect();
+        let refs: String = words.par_iter().copied().collect();
+        let owned: String = words.par_iter().map(|w| w.to_string()).collect();
+        let boxed: Box<str> = words.par_iter().map(|&w| Box::<str>::from(w)).collect();
+        let mut extended = String::from("≥");
+        extended.par_extend(expected.par_chars().filter(|c| *c != ' '));
+        let want_extended: String = "≥".chars().chain(expected.chars().filter(|c| *c != ' ')).collect();
+        chars == expected && refs == expected && owned == expected && *boxed == *expected
+            && extended == want_extended
+            && expected.par_chars().count() == expected.chars().count()
+            && expected.par_chars().filter(|c| c.len_utf8() > 1).count() == expected.chars().filter(|c| c.len_utf8() > 1).count()
+    }
+
     fn large_inputs_through_continuing_folders(v: Vec<u8>, reps: u16) -> bool {
         // Long inputs (up to ~100 * 2,000 items), so the driver peels many chunks into one
         // folder per loop: fold, try_fold, map_with/map_init, while_some, Option/Result and
@@ -251,11 +271,15 @@ quickcheck! {
         let with: Vec<u64> = v.par_iter().map_with(1u64, |k, &x| u64::from(x) + *k).collect();
         let init: Vec<u64> = v.par_iter().map_init(|| 1u64, |k, &x| u64::from(x) + *k).collect();
         let expected_plus: Vec<u64> = v.iter().map(|&x| u64::from(x) + 1).collect();
-        // `while_some`: every item kept comes before the first `None` of the input.
-        let first_none = v.iter().position(|&x| x & 0xff == 0).unwrap_or(v.len());
+        // `while_some`: the items kept are `Some` items of the input, in order, and all of
+        // them when there is no `None`. Which ones are kept is unspecified otherwise (as in
+        // rayon): a thread that took a later part may yield items after the first `None`
+        // before it sees that one was found.
+        let has_none = v.iter().any(|&x| x & 0xff == 0);
         let some: Vec<u32> = v.par_iter().map(|&x| (x & 0xff != 0).then_some(x)).while_some().collect();
-        let some_ok = some.iter().all(|&x| ((x >> 8) as usize) < first_none)
-            && (first_none < v.len() || some == v);
+        let some_ok = some.iter().all(|&x| x & 0xff != 0)
+            && some.windows(2).all(|w| w[0] >> 8 < w[1] >> 8)
+            && (has_none || some == v);
         let option: Option<Vec<u32>> = v.par_iter().map(|&x| (x & 0xff != 0).then_some(x)).collect();
         let result: Result<Vec<u32>, u32> = v.par_iter().map(|&x| if x & 0xff == 0 { Err(x) } else { Ok(x) }).collect();
         let list: LinkedList<u32> = v.par_iter().copied().collect();

@@ -178,6 +178,19 @@ pub(crate) fn split_wanted() -> bool {
     unsafe { (*seat).split_wanted() }
 }
 
+/// For the iterator driver, when its cost estimate says at least ~100 us of work remain: wake
+/// a sleeping worker now, through the next split, rather than at the heartbeat's first beat
+/// (see `Seat::beat_now`). Does nothing outside a pool.
+#[inline]
+pub(crate) fn beat_now() {
+    let seat = current_seat();
+    if seat.is_null() {
+        return;
+    }
+    // SAFETY: our own seat.
+    unsafe { (*seat).beat_now() }
+}
+
 /// For code about to run a long stretch of work without joins (a partition or a leaf sort of
 /// a large piece): makes every join frame this thread has recorded stealable now, oldest
 /// first, then takes the heartbeat check (one clock read): if a beat is due, a sleeping worker

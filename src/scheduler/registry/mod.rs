@@ -302,6 +302,22 @@ impl Seat {
         local.beat_pending.get() || self.split_request.load(Ordering::Relaxed)
     }
 
+    /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
+    /// (`scheduler::beat_now`): beat now instead of at the busy period's first beat, so that
+    /// the next `split_wanted` says yes and the join it leads to wakes a sleeping worker; later
+    /// beats follow every `PROVEN_BEAT_TICKS`. Does nothing unless a beat would wake someone
+    /// (`Registry::beat_should_wake`). Owner only.
+    pub(crate) unsafe fn beat_now(&self) {
+        if !self.registry().beat_should_wake() {
+            return;
+        }
+        // SAFETY: owner-only by contract.
+        let local = unsafe { self.local() };
+        local.beat_pending.set(true);
+        local.start_proven_heartbeat();
+        self.split_request.store(true, Ordering::Relaxed);
+    }
+
     /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; when a beat is due,
     /// answer whether a sleeping worker should be woken to share our work. The first beat of
     /// a busy period comes `HEARTBEAT_TICKS` after its first clock read, later ones every
