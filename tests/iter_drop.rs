@@ -265,3 +265,27 @@ fn zero_sized_items() {
     assert_eq!(z.par_drain(1..N - 1).count(), N - 2);
     assert_eq!(z.len(), 2);
 }
+
+#[test]
+fn string_extend_keeps_the_target_on_panic() {
+    let text = "ab\u{e9}c".repeat(N / 4);
+    let chars: Vec<char> = text.chars().collect();
+    for at in [0, 1, chars.len() / 2, chars.len() - 1] {
+        // The closure panics at the one 'X', put at char `at`.
+        let mut marked = chars.clone();
+        marked[at] = 'X';
+        let marked: String = marked.into_iter().collect();
+        let mut target = String::from("kept");
+        let panicked = panics_at(|| {
+            target.par_extend(marked.par_chars().map(|c| {
+                assert!(c != 'X', "injected panic");
+                c
+            }))
+        });
+        assert!(panicked);
+        assert_eq!(target, "kept");
+    }
+    let mut target = String::from("kept");
+    target.par_extend(text.par_chars());
+    assert_eq!(target, format!("kept{text}"));
+}

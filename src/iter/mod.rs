@@ -352,7 +352,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..1000).into_par_iter().filter(|x| x % 10 == 0).count(), 100);
     /// ```
     fn count(self) -> usize {
-        self.map(|_| 1usize).sum()
+        reduce::count(self)
     }
 
     /// Applies `map_op` to every item.

@@ -95,7 +95,7 @@ const PARALLEL_APPEND_BYTES: usize = 256 << 10;
 /// items: growing it in place is at worst the allocation and copy a fresh vector would cost);
 /// the others are copied into place in parallel, each thread taking a range of the
 /// destination. No user code runs here, so nothing can panic part-way.
-fn append_list<T: Send>(vec: &mut Vec<T>, mut list: LinkedList<Vec<T>>) {
+pub(super) fn append_list<T: Send>(vec: &mut Vec<T>, mut list: LinkedList<Vec<T>>) {
     let total: usize = list.iter().map(Vec::len).sum();
     if vec.is_empty() && vec.capacity() < total {
         if let Some(first) = list.pop_front() {
