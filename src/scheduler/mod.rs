@@ -179,16 +179,16 @@ pub(crate) fn split_wanted() -> bool {
 }
 
 /// For the iterator driver, when its cost estimate says at least ~100 us of work remain: wake
-/// a sleeping worker now, through the next split, rather than at the heartbeat's first beat
-/// (see `Seat::beat_now`). Does nothing outside a pool.
+/// up to `wakes` sleeping workers now, through the next split, rather than one at the
+/// heartbeat's first beat (see `Seat::beat_now`). Does nothing outside a pool.
 #[inline]
-pub(crate) fn beat_now() {
+pub(crate) fn beat_now(wakes: u32) {
     let seat = current_seat();
     if seat.is_null() {
         return;
     }
     // SAFETY: our own seat.
-    unsafe { (*seat).beat_now() }
+    unsafe { (*seat).beat_now(wakes) }
 }
 
 /// For code about to run a long stretch of work without joins (a partition or a leaf sort of

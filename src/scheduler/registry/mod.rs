@@ -102,6 +102,9 @@ pub(crate) struct Local {
     /// When the next heartbeat is due, in `ticks`; 0 until the busy period's first clock read.
     next_beat: Cell<u64>,
     beat_pending: Cell<bool>,
+    /// How many sleepers the pending beat may wake: 1, or more when the iterator driver's
+    /// estimate of the work left says so (`Seat::beat_now`).
+    beat_wakes: Cell<u32>,
     rng: Cell<u64>,
     pub(crate) frames: [Cell<*const FrameHead>; MAX_FRAMES],
 }
@@ -116,6 +119,7 @@ impl Local {
             holds: Cell::new(0),
             next_beat: Cell::new(0),
             beat_pending: Cell::new(false),
+            beat_wakes: Cell::new(1),
             rng: Cell::new(seed | 1),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
         }
@@ -304,16 +308,18 @@ impl Seat {
 
     /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
     /// (`scheduler::beat_now`): beat now instead of at the busy period's first beat, so that
-    /// the next `split_wanted` says yes and the join it leads to wakes a sleeping worker; later
-    /// beats follow every `PROVEN_BEAT_TICKS`. Does nothing unless a beat would wake someone
+    /// the next `split_wanted` says yes and the join it leads to wakes up to `wakes` sleeping
+    /// workers (the estimate's share for each, within the guest cap); later beats follow every
+    /// `PROVEN_BEAT_TICKS` and wake one each. Does nothing unless a beat would wake someone
     /// (`Registry::beat_should_wake`). Owner only.
-    pub(crate) unsafe fn beat_now(&self) {
+    pub(crate) unsafe fn beat_now(&self, wakes: u32) {
         if !self.registry().beat_should_wake() {
             return;
         }
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
         local.beat_pending.set(true);
+        local.beat_wakes.set(wakes.max(1));
         local.start_proven_heartbeat();
         self.split_request.store(true, Ordering::Relaxed);
     }
@@ -376,9 +382,19 @@ impl Seat {
             self.deque.push(JobRef::new(frame as *const JobHeader));
         }
         let registry = self.registry();
+        // A beat wakes one sleeper, or as many as `beat_now` asked for: those beyond the first
+        // find no job at once, and ask the busy threads for splits, which answer within a
+        // chunk. Never more than the sleepers a guest does not stand for (the guest cap).
+        let jobs = if wake {
+            let cap = (registry.sleep.sleeping_workers() as usize)
+                .saturating_sub(registry.active_guests.load(Ordering::Relaxed));
+            local.beat_wakes.replace(1).min(cap as u32).max(1)
+        } else {
+            1
+        };
         registry
             .sleep
-            .new_jobs(1, true, wake, || registry.wake_any_worker());
+            .new_jobs(jobs, true, wake, || registry.wake_any_worker());
     }
 
     /// Finds a job: own deque, own inbox, other seats' deques, the injector. Owner only.
@@ -733,6 +749,7 @@ impl Registry {
         local.set_promoted(0);
         local.reset_heartbeat();
         local.beat_pending.set(false);
+        local.beat_wakes.set(1);
         seat.split_request.store(false, Ordering::Relaxed);
         self.active_guests.fetch_add(1, Ordering::Relaxed);
         CURRENT.with(|c| c.set(seat));
