@@ -6,7 +6,9 @@
 //! - idle: CPU of all threads during the second after a parallel workload (the main thread
 //!   sleeps meanwhile);
 //! - bursty: a 50,000-element parallel sum every 1 ms for 500 rounds; total CPU divided by the
-//!   CPU of the same rounds done with a sequential loop.
+//!   CPU of the same rounds done with a sequential loop;
+//! - medium: `par_iter().sum()` of 200,000, 1M and 3M elements every 1 ms for 300 rounds
+//!   (long enough to wake workers): CPU against the sequential loop's, and the median call.
 //!
 //! Run: `cargo bench --bench idle` (Linux only).
 
@@ -65,6 +67,56 @@ fn bursty(mut round: impl FnMut() -> u64) -> u64 {
     cpu_ns() - start
 }
 
+/// Total CPU (ns) and median wall time (us) of `rounds` calls of `call`, one every millisecond.
+fn paced(rounds: usize, mut call: impl FnMut() -> u64) -> (u64, f64) {
+    let start = cpu_ns();
+    let mut next = Instant::now();
+    let mut walls = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        std::hint::black_box(call());
+        walls.push(t.elapsed().as_secs_f64() * 1e6);
+        next += Duration::from_millis(1);
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        }
+    }
+    walls.sort_by(f64::total_cmp);
+    (cpu_ns() - start, walls[rounds / 2])
+}
+
+/// Medium parallel sums, one per millisecond: what waking workers costs and gains.
+fn medium() {
+    use rayon::prelude::ParallelIterator as _;
+    let v: Vec<u64> = (0..3_000_000).collect();
+    println!(
+        "medium (sum every 1 ms, 300 rounds): CPU of all threads / sequential CPU, median call:"
+    );
+    for n in [200_000usize, 1_000_000, 3_000_000] {
+        let s = &v[..n];
+        let expected: u64 = s.iter().sum();
+        let (seq, seq_wall) = paced(300, || std::hint::black_box(s).iter().sum());
+        let (blitz, blitz_wall) = paced(300, || {
+            use blitz_par::prelude::*;
+            let sum: u64 = std::hint::black_box(s).par_iter().sum();
+            assert_eq!(sum, expected);
+            sum
+        });
+        let (rayon, rayon_wall) = paced(300, || {
+            let sum: u64 =
+                rayon::iter::IntoParallelRefIterator::par_iter(std::hint::black_box(s)).sum();
+            assert_eq!(sum, expected);
+            sum
+        });
+        println!(
+            "  {n:>9}: blitz-par {:.2}x {blitz_wall:.0} us, rayon {:.2}x {rayon_wall:.0} us, sequential {seq_wall:.0} us",
+            blitz as f64 / seq as f64,
+            rayon as f64 / seq as f64
+        );
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo bench -- --list` compatibility
@@ -117,4 +169,5 @@ fn main() {
         value
     };
     println!("  chili      {c:>6.3}%");
+    medium();
 }

@@ -252,13 +252,13 @@ fn consumers(c: &mut Criterion) {
     g.finish();
 }
 
-/// String splitting over 4 MB of text (400,000 lines).
+/// Strings: splitting 14 MB of text (400,000 lines of 35 bytes), and collecting its chars.
 fn strings(c: &mut Criterion) {
     let text: String = (0..400_000)
         .map(|i| format!("line {} with some words {}\n", i, i * 7))
         .collect();
     let text = text.as_str();
-    let mut g = c.benchmark_group("lines_4MB");
+    let mut g = c.benchmark_group("lines_14MB");
     g.sample_size(20);
     three_ways!(
         g,
@@ -266,12 +266,20 @@ fn strings(c: &mut Criterion) {
         text.lines().filter(|l| l.ends_with('7')).count()
     );
     g.finish();
-    let mut g = c.benchmark_group("split_whitespace_4MB");
+    let mut g = c.benchmark_group("split_whitespace_14MB");
     g.sample_size(20);
     three_ways!(
         g,
         |text| text.par_split_whitespace().count(),
         text.split_whitespace().count()
+    );
+    g.finish();
+    let mut g = c.benchmark_group("collect_string_14MB");
+    g.sample_size(20);
+    three_ways!(
+        g,
+        |text| text.par_chars().filter(|&c| c != ' ').collect::<String>(),
+        text.chars().filter(|&c| c != ' ').collect::<String>()
     );
     g.finish();
 }

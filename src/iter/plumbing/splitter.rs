@@ -660,7 +660,7 @@ where
 /// of an unindexed producer cannot be interrupted to answer a hungry thread, so some
 /// parallel slack must exist before folding starts. (Plus 2 until 2026-11-27: with four
 /// leaves a thread, the last leaves left the threads unevenly loaded; `par_lines` and
-/// `par_chars` over 4 MB on 2 cores ran 1.1 to 1.2 times rayon's time, against 1.0 to 1.1
+/// `par_chars` over 14 MB on 2 cores ran 1.1 to 1.2 times rayon's time, against 1.0 to 1.1
 /// with 16, both with [`SPINE_DEPTH`].)
 pub(crate) fn eager_depth() -> u32 {
     let threads = crate::current_num_threads().max(1);
