@@ -279,6 +279,9 @@ impl Seat {
             // heartbeat thus bounds any missed wake-up to one beat.
             self.registry().wake_any_worker();
         }
+        // A count of wakes that `beat_now` asked for is spent by this poll's promotion, or
+        // stale (no promotion: our deque was not empty); the next beat wakes one.
+        local.beat_wakes.set(1);
     }
 
     /// For the iterator driver: poll, and if work should be split, make sure the next join
