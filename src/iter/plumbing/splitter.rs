@@ -115,11 +115,11 @@ const PROVEN_TICKS: u64 = ticks_for(25_000, 10_000);
 /// ([`MIN_SPLIT_TICKS`]), so that a hand-off's cost stays small against the lead.
 const SEARCH_LEAD_TICKS: u64 = ticks_for(100_000, 40_000);
 
-/// A reading that estimates at least this much work left (about 100 us at 2.5 GHz) wakes a
-/// sleeping worker at once ([`crate::scheduler::beat_now`]) instead of at the heartbeat's first
-/// beat, ~20 us into the work: rayon wakes a worker when the work is posted, and ran a
-/// 150 us `flat_map_iter` (1,000 x 1,000) in 92-96 us against our 118-120 us. Work this long
-/// repays a wake-up many times over.
+/// A reading that estimates at least this much work left (about 100 us at 2.5 GHz) wakes
+/// sleeping workers at once ([`crate::scheduler::beat_now`], as many as [`early_wakes`] says)
+/// instead of one at the heartbeat's first beat, ~20 us into the work: rayon wakes a worker
+/// when the work is posted, and ran a 150 us `flat_map_iter` (1,000 x 1,000) in 92-96 us
+/// against our 118-120 us. Work this long repays a wake-up many times over.
 const EARLY_WAKE_TICKS: u64 = ticks_for(250_000, 100_000);
 
 /// An early wake needs a reading that timed at least this much work (about 1.6 us at 2.5
