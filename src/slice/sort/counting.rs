@@ -119,6 +119,13 @@ pub(super) fn try_counting_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) -> bo
         }
     }
     assert_eq!(end, len, "counting sort lost keys");
+    // The same limit for the whole slice as for each block: otherwise the decision would
+    // depend on the block length, which the thread count sets (with 32 threads, blocks of a
+    // skewed input each held few distinct keys while the whole held thousands). `v` is still
+    // untouched.
+    if runs.len() > limit {
+        return false;
+    }
     par_fill(v, 0, &runs, tuning);
     true
 }
