@@ -635,7 +635,6 @@ impl Registry {
             )
     }
 
-    /// Whether awake workers plus guests running parallel work exceed the worker count.
     /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
     /// guest running parallel work holds its core), and no worker is awake and idle, which
     /// would ask for work itself.
@@ -645,6 +644,7 @@ impl Registry {
             && self.sleep.idle_awake_workers() == 0
     }
 
+    /// Whether awake workers plus guests running parallel work exceed the worker count.
     #[inline]
     fn oversubscribed(&self) -> bool {
         self.active_guests.load(Ordering::Relaxed) > self.sleep.sleeping_workers() as usize
