@@ -5,7 +5,7 @@
 //! for the `split` family, so that the pieces of the two halves are exactly the pieces of the
 //! whole. Leaves run std's sequential `str` iterators.
 
-use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
+use crate::iter::plumbing::{bridge_unindexed_halving, Folder, UnindexedConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 
 /// A char pattern for the `par_split` and `par_matches` families: a `char`, a slice or array of
@@ -600,7 +600,7 @@ macro_rules! char_iter {
             type Item = $item;
             fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
                 let kind = $leaf { $(pattern: &self.pattern as &$p,)? _marker: std::marker::PhantomData };
-                bridge_unindexed(CharProducer { text: self.text, offset: 0, kind }, consumer)
+                bridge_unindexed_halving(CharProducer { text: self.text, offset: 0, kind }, consumer)
             }
         }
     };
@@ -714,7 +714,7 @@ impl<'a, P: Pattern> ParallelIterator for Split<'a, P> {
             last: self.terminator,
             inclusive: self.inclusive,
         };
-        bridge_unindexed(producer, consumer)
+        bridge_unindexed_halving(producer, consumer)
     }
 }
 

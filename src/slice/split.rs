@@ -7,7 +7,7 @@
 //! One producer per kind of cut serves the shared and the `_mut` forms alike, through
 //! `SlicePart`; the six public iterators are declared by `cut_iter!`.
 
-use crate::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
+use crate::iter::plumbing::{bridge_unindexed_halving, Folder, UnindexedConsumer, UnindexedProducer};
 use crate::iter::ParallelIterator;
 use std::fmt;
 
@@ -231,7 +231,7 @@ macro_rules! cut_iter {
         {
             type Item = $slice;
             fn drive_unindexed<C: UnindexedConsumer<$slice>>(self, consumer: C) -> C::Result {
-                bridge_unindexed(
+                bridge_unindexed_halving(
                     $producer {
                         slice: self.slice,
                         $pred: &self.$pred,

@@ -349,6 +349,20 @@ where
 {
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
-        splitter::drive_unindexed(producer, consumer, depth, splitter::SPINE_DEPTH)
+        splitter::drive_unindexed(producer, consumer, depth, splitter::SPINE_DEPTH, None)
+    })
+}
+
+/// As [`bridge_unindexed`], for producers whose halves hold about equal work (strings and
+/// slices cut near the middle): the first leaf's time then estimates the whole drive's, and
+/// a long drive wakes sleeping workers at once rather than one per heartbeat.
+pub(crate) fn bridge_unindexed_halving<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    let depth = splitter::eager_depth();
+    crate::scheduler::enter(move || {
+        splitter::drive_unindexed(producer, consumer, depth, splitter::SPINE_DEPTH, Some(0))
     })
 }

@@ -676,10 +676,55 @@ pub(crate) fn eager_depth() -> u32 {
 /// 0.6 ms: 4.0 ms against rayon's 2.4 ms (2.6 ms with the spine).
 pub(super) const SPINE_DEPTH: u32 = 5;
 
+/// The least a timed first leaf of an unindexed drive must take for its estimate to count
+/// (about 200 ns at 2.5 GHz): a leaf is one fold, whose fixed cost (a folder, a few
+/// nanoseconds) is small against this, unlike the chunks of the indexed loop, which
+/// [`EARLY_WAKE_SPAN_TICKS`] guards. Lower than that bound because the first leaf is
+/// 1/2^([`eager_depth`] + [`SPINE_DEPTH`]) of the input, 1/8192 on 16 threads: a 7 ms
+/// `par_lines` has leaves of under 1 us there.
+const LEAF_SPAN_TICKS: u64 = ticks_for(500, 200);
+
+/// After the first leaf of an unindexed drive whose producer halves its items evenly (the
+/// root thread's first leaf, `levels` splits down): wakes sleepers early, as the indexed loop
+/// does ([`EARLY_WAKE_TICKS`], [`early_wakes`]), when the leaf's time, `spent`, says long work
+/// is left. Without this, only the heartbeat woke workers during an unindexed drive, one per
+/// beat.
+#[cold]
+fn first_leaf_timed(spent: u64, levels: u32) {
+    let wakes = first_leaf_wakes(spent, levels);
+    if wakes > 0 {
+        beat_now(wakes);
+    }
+}
+
+/// How many sleepers [`first_leaf_timed`] wakes: 0 for none.
+fn first_leaf_wakes(spent: u64, levels: u32) -> u32 {
+    // Leaves of the same size make up the rest of the drive; more than 2^40 is as good as
+    // infinite.
+    let remaining = (1usize << levels.min(40)) - 1;
+    if spent >= LEAF_SPAN_TICKS
+        && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_TICKS)
+    {
+        early_wakes(spent, 1, remaining)
+    } else {
+        0
+    }
+}
+
 /// The unindexed driver: split while `depth` lasts (then while `spine` lasts, on the half
 /// this thread runs first) or the scheduler asks, then fold. A consumer that folds from the
 /// back runs the back half of each split itself. A stolen half starts a spine of its own.
-pub(super) fn drive_unindexed<P, C>(producer: P, consumer: C, depth: u32, spine: u32) -> C::Result
+///
+/// `timed`: on the path of first halves from the root, for producers whose halves hold about
+/// equal work: the number of splits so far. The leaf at its end is timed
+/// ([`first_leaf_timed`]). `None` elsewhere.
+pub(super) fn drive_unindexed<P, C>(
+    producer: P,
+    consumer: C,
+    depth: u32,
+    spine: u32,
+    timed: Option<u32>,
+) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -700,16 +745,21 @@ where
                     true => SPINE_DEPTH,
                     false => 0,
                 };
+                let timed = timed.map(|levels| levels + 1);
                 let (left, right) = if consumer.folds_from_back() {
                     let (right, left) = crate::join_context(
-                        move |_| drive_unindexed(right_p, consumer, depth, first_spine),
-                        move |ctx| drive_unindexed(left_p, left_c, depth, second_spine(ctx)),
+                        move |_| drive_unindexed(right_p, consumer, depth, first_spine, timed),
+                        move |ctx| {
+                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None)
+                        },
                     );
                     (left, right)
                 } else {
                     crate::join_context(
-                        move |_| drive_unindexed(left_p, left_c, depth, first_spine),
-                        move |ctx| drive_unindexed(right_p, consumer, depth, second_spine(ctx)),
+                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed),
+                        move |ctx| {
+                            drive_unindexed(right_p, consumer, depth, second_spine(ctx), None)
+                        },
                     )
                 };
                 return reducer.reduce(left, right);
@@ -719,7 +769,15 @@ where
     } else {
         producer
     };
-    producer.fold_with(consumer.into_folder()).complete()
+    match timed {
+        Some(levels) if levels > 0 => {
+            let start = ticks();
+            let folder = producer.fold_with(consumer.into_folder());
+            first_leaf_timed(ticks().wrapping_sub(start), levels);
+            folder.complete()
+        }
+        _ => producer.fold_with(consumer.into_folder()).complete(),
+    }
 }
 
 #[cfg(test)]
@@ -982,6 +1040,38 @@ mod tests {
         // Cheap items: 100,000 per share, 350,000 left.
         assert_eq!(early_wakes(share, 100_000, 350_000), 3);
         assert_eq!(early_wakes(u64::MAX, 1, usize::MAX), 64);
+    }
+
+    #[test]
+    fn a_first_leaf_wakes_by_the_work_its_time_says_is_left() {
+        // A leaf too short to time well wakes nobody, however many leaves follow.
+        assert_eq!(first_leaf_wakes(LEAF_SPAN_TICKS - 1, 40), 0);
+        // Work left below the early-wake bound: nobody (one leaf of a two-leaf drive).
+        assert_eq!(first_leaf_wakes(EARLY_WAKE_TICKS - 1, 1), 0);
+        // Just enough work left: two shares of it, two wakes.
+        assert_eq!(first_leaf_wakes(EARLY_WAKE_TICKS, 1), 2);
+        // 13 levels (16 threads): 8,191 more leaves of one share each is more than 64 wakes.
+        assert_eq!(first_leaf_wakes(WAKE_SHARE_TICKS, 13), 64);
+        // 7 more leaves of one share each: 7 wakes.
+        assert_eq!(first_leaf_wakes(WAKE_SHARE_TICKS, 3), 7);
+        // No overflow on absurd inputs.
+        assert_eq!(first_leaf_wakes(u64::MAX, u32::MAX), 64);
+    }
+
+    #[test]
+    fn a_timed_first_leaf_changes_no_result() {
+        let leaves = std::sync::Mutex::new(Vec::new());
+        let producer = Halving {
+            range: 0..100_000,
+            leaves: &leaves,
+        };
+        let depth = eager_depth();
+        let n = crate::scheduler::enter(|| {
+            drive_unindexed(producer, Count, depth, SPINE_DEPTH, Some(0))
+        });
+        assert_eq!(n, 100_000);
+        let leaves = leaves.into_inner().unwrap();
+        assert_eq!(leaves.iter().sum::<usize>(), 100_000);
     }
 
     #[test]
