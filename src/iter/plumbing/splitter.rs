@@ -49,11 +49,14 @@
 //! Unindexed producers (strings, `par_bridge`, ...) cannot be cut at a chosen index, so they
 //! split in halves: [`eager_depth`] levels before any fold, [`SPINE_DEPTH`] more down the halves
 //! each thread runs first (so its first leaves are short and it soon polls), and further
-//! wherever the scheduler asks before a leaf starts.
+//! wherever the scheduler asks before a leaf starts. Where halves hold about equal work
+//! (strings, slices cut near the middle), the root thread times its first leaf, and that
+//! time estimates the drive's for the early wake ([`first_leaf_timed`]).
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
 //! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`],
-//! [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`eager_depth`] and [`SPINE_DEPTH`]; nothing else in the crate splits,
+//! [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`EARLY_WAKE_TICKS`], [`WAKE_SHARE_TICKS`],
+//! [`LEAF_SPAN_TICKS`], [`eager_depth`] and [`SPINE_DEPTH`]; nothing else in the crate splits,
 //! except the driver of ranges longer than a `usize` (`iter/range.rs`), which halves them
 //! [`eager_depth`] times and hands every piece to this driver.
 
