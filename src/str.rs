@@ -5,7 +5,9 @@
 //! for the `split` family, so that the pieces of the two halves are exactly the pieces of the
 //! whole. Leaves run std's sequential `str` iterators.
 
-use crate::iter::plumbing::{bridge_unindexed_halving, Folder, UnindexedConsumer, UnindexedProducer};
+use crate::iter::plumbing::{
+    bridge_unindexed_halving, Folder, UnindexedConsumer, UnindexedProducer,
+};
 use crate::iter::ParallelIterator;
 
 /// A char pattern for the `par_split` and `par_matches` families: a `char`, a slice or array of

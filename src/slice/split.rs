@@ -7,7 +7,9 @@
 //! One producer per kind of cut serves the shared and the `_mut` forms alike, through
 //! `SlicePart`; the six public iterators are declared by `cut_iter!`.
 
-use crate::iter::plumbing::{bridge_unindexed_halving, Folder, UnindexedConsumer, UnindexedProducer};
+use crate::iter::plumbing::{
+    bridge_unindexed_halving, Folder, UnindexedConsumer, UnindexedProducer,
+};
 use crate::iter::ParallelIterator;
 use std::fmt;
 

@@ -752,9 +752,7 @@ where
                 let (left, right) = if consumer.folds_from_back() {
                     let (right, left) = crate::join_context(
                         move |_| drive_unindexed(right_p, consumer, depth, first_spine, timed),
-                        move |ctx| {
-                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None)
-                        },
+                        move |ctx| drive_unindexed(left_p, left_c, depth, second_spine(ctx), None),
                     );
                     (left, right)
                 } else {
