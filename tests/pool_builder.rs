@@ -1,6 +1,7 @@
 //! Public-API tests of the pool builder: custom spawn handlers and `ThreadBuilder`,
-//! `build_scoped`, `use_current_thread`, what dropping such pools waits for, and in-place
-//! scopes whose closure is not `Send`.
+//! `build_scoped`, `use_current_thread`, what dropping such pools waits for, in-place
+//! scopes whose closure is not `Send`, and the environment variables that size the global
+//! pool.
 
 use blitz_par::{ThreadBuilder, ThreadPoolBuilder};
 use std::cell::Cell;
@@ -549,4 +550,83 @@ fn in_place_scope_reraises_a_job_panic_after_all_jobs() {
     }));
     assert!(result.is_err());
     assert_eq!(finished.load(Ordering::SeqCst), 4);
+}
+
+/// Prints the global pool's size. Run only in a child process by
+/// `environment_variables_size_the_global_pool`, with the variables under test set.
+#[test]
+#[ignore = "run in a child process by environment_variables_size_the_global_pool"]
+fn child_prints_the_global_pool_size() {
+    println!("threads={}", blitz_par::current_num_threads());
+}
+
+/// Runs `child_prints_the_global_pool_size` in a new process of this test binary with `vars`
+/// set (and neither variable inherited); returns the pool size it printed and its stderr.
+fn global_pool_size_with(vars: &[(&str, &str)]) -> (usize, String) {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+    child
+        .args([
+            "child_prints_the_global_pool_size",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env_remove("BLITZ_NUM_THREADS")
+        .env_remove("RAYON_NUM_THREADS");
+    for (name, value) in vars {
+        child.env(name, value);
+    }
+    let out = child.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "child failed: {stdout}\n{stderr}");
+    // libtest prints the test's name on the same line, before the output.
+    let threads = stdout
+        .split("threads=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no size printed: {stdout}\n{stderr}"))
+        .parse()
+        .unwrap();
+    (threads, stderr)
+}
+
+/// `BLITZ_NUM_THREADS` sizes the global pool; unset, `RAYON_NUM_THREADS` does (so that a
+/// deployment configured for rayon keeps its limit), where 0 means the default as in rayon.
+/// A value that is not a positive integer is reported on stderr, naming the variable, and
+/// the next source decides.
+#[test]
+fn environment_variables_size_the_global_pool() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let quiet = |stderr: &str| !stderr.contains("blitz-par:");
+    let (n, err) = global_pool_size_with(&[]);
+    assert_eq!(n, cpus);
+    assert!(quiet(&err), "{err}");
+    let (n, err) = global_pool_size_with(&[("BLITZ_NUM_THREADS", "3")]);
+    assert_eq!(n, 3);
+    assert!(quiet(&err), "{err}");
+    let (n, err) = global_pool_size_with(&[("RAYON_NUM_THREADS", "5")]);
+    assert_eq!(n, 5);
+    assert!(quiet(&err), "{err}");
+    let (n, _) = global_pool_size_with(&[("BLITZ_NUM_THREADS", "2"), ("RAYON_NUM_THREADS", "5")]);
+    assert_eq!(n, 2);
+    let (n, err) = global_pool_size_with(&[("RAYON_NUM_THREADS", "0")]);
+    assert_eq!(n, cpus);
+    assert!(quiet(&err), "{err}");
+    for bad in ["abc", "0", "-1", ""] {
+        let (n, err) = global_pool_size_with(&[("BLITZ_NUM_THREADS", bad)]);
+        assert_eq!(n, cpus, "BLITZ_NUM_THREADS={bad:?}");
+        assert!(
+            err.contains(&format!("ignoring BLITZ_NUM_THREADS={bad:?}")),
+            "BLITZ_NUM_THREADS={bad:?}: {err}"
+        );
+    }
+    let (n, err) = global_pool_size_with(&[("BLITZ_NUM_THREADS", "x"), ("RAYON_NUM_THREADS", "4")]);
+    assert_eq!(n, 4);
+    assert!(err.contains("ignoring BLITZ_NUM_THREADS=\"x\""), "{err}");
+    assert!(err.contains("using 4 threads"), "{err}");
+    let (n, err) = global_pool_size_with(&[("RAYON_NUM_THREADS", "many")]);
+    assert_eq!(n, cpus);
+    assert!(err.contains("ignoring RAYON_NUM_THREADS=\"many\""), "{err}");
 }
