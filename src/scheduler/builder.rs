@@ -71,6 +71,17 @@ fn threads_from_env<'v>(
 }
 
 /// Why a pool could not be built.
+///
+/// ```
+/// use blitz_par::ThreadPoolBuilder;
+/// // A spawn handler that fails: `build` reports the I/O error.
+/// let err = ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .spawn_handler(|_thread| Err(std::io::Error::other("no threads today")))
+///     .build()
+///     .unwrap_err();
+/// assert!(err.to_string().contains("no threads today"));
+/// ```
 #[derive(Debug)]
 pub struct ThreadPoolBuildError {
     kind: ErrorKind,
@@ -122,6 +133,17 @@ pub trait ThreadSpawn {
 
 /// The default spawn handler: a `std::thread` per worker, with the configured name and stack
 /// size, joined when the pool is dropped.
+///
+/// Not nameable outside blitz-par (nor is rayon's); it is what `ThreadPoolBuilder::new()`
+/// uses:
+///
+/// ```
+/// use blitz_par::ThreadPoolBuilder;
+/// let builder = ThreadPoolBuilder::new();
+/// let pool = builder.num_threads(2).thread_name(|i| format!("worker-{i}")).build().unwrap();
+/// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+/// assert!(name.unwrap().starts_with("worker-"));
+/// ```
 #[derive(Debug, Default)]
 pub struct DefaultSpawn;
 
@@ -142,6 +164,18 @@ impl ThreadSpawn for DefaultSpawn {
 }
 
 /// A spawn handler given to [`ThreadPoolBuilder::spawn_handler`].
+///
+/// Not nameable outside blitz-par (nor is rayon's); `spawn_handler` returns a builder of it:
+///
+/// ```
+/// use blitz_par::{ThreadBuilder, ThreadPoolBuilder};
+/// let builder = ThreadPoolBuilder::new().num_threads(2).spawn_handler(|thread: ThreadBuilder| {
+///     std::thread::spawn(move || thread.run());
+///     Ok(())
+/// });
+/// let pool = builder.build().unwrap();
+/// assert_eq!(pool.install(|| blitz_par::current_num_threads()), 2);
+/// ```
 #[derive(Debug)]
 pub struct CustomSpawn<F>(F);
 

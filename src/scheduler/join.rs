@@ -21,6 +21,13 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 /// Context passed to the closures of [`join_context`].
+///
+/// ```
+/// let (a, b) = blitz_par::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated());
+/// // The first closure always runs on the calling thread; the second only moves if stolen.
+/// assert!(!a);
+/// # let _ = b;
+/// ```
 #[derive(Debug)]
 pub struct FnContext {
     migrated: bool,
@@ -31,6 +38,13 @@ impl FnContext {
     /// `join_context` (it was stolen). The first closure always runs on the calling thread in
     /// blitz-par, so this is `false` for it; rayon may report `true` for both when `join` is
     /// called from outside the pool.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// // One thread: nobody can steal the second closure.
+    /// let moved = pool.install(|| blitz_par::join_context(|a| a.migrated(), |b| b.migrated()));
+    /// assert_eq!(moved, (false, false));
+    /// ```
     #[inline]
     pub fn migrated(&self) -> bool {
         self.migrated

@@ -107,6 +107,13 @@ pub fn current_thread_has_pending_tasks() -> Option<bool> {
 }
 
 /// What [`yield_now`] and [`yield_local`] did.
+///
+/// ```
+/// use blitz_par::Yield;
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// // Nothing else is pending on the only worker.
+/// assert_eq!(pool.install(blitz_par::yield_now), Some(Yield::Idle));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Yield {
     /// A pending job was executed.

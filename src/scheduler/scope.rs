@@ -22,11 +22,35 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// A scope in which to spawn jobs that borrow from the enclosing stack; see [`scope`].
+///
+/// ```
+/// let mut parts = [0u64; 4];
+/// blitz_par::scope(|s: &blitz_par::Scope<'_>| {
+///     for (i, part) in parts.iter_mut().enumerate() {
+///         s.spawn(move |_| *part = (i as u64 + 1) * 10);
+///     }
+/// });
+/// assert_eq!(parts, [10, 20, 30, 40]);
+/// ```
 pub struct Scope<'scope> {
     base: ScopeBase<'scope>,
 }
 
 /// A scope whose spawned jobs start in spawn order; see [`scope_fifo`].
+///
+/// ```
+/// use std::sync::Mutex;
+/// let order = Mutex::new(Vec::new());
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// pool.scope_fifo(|s: &blitz_par::ScopeFifo<'_>| {
+///     for i in 0..4 {
+///         let order = &order;
+///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+///     }
+/// });
+/// // One thread runs them, first spawned first.
+/// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+/// ```
 #[repr(C)]
 pub struct ScopeFifo<'scope> {
     /// The ticket job pushed on a deque per `spawn_fifo`; first, so that its address is the

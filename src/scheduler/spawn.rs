@@ -113,6 +113,12 @@ where
 }
 
 /// What a [`broadcast`] closure learns about where it runs.
+///
+/// ```
+/// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// let seen = pool.broadcast(|ctx| (ctx.index(), ctx.num_threads()));
+/// assert_eq!(seen, [(0, 3), (1, 3), (2, 3)]);
+/// ```
 #[derive(Debug)]
 pub struct BroadcastContext<'a> {
     index: usize,
@@ -130,11 +136,22 @@ impl BroadcastContext<'_> {
     }
 
     /// The index of the thread running this call, in `0..num_threads()`.
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let same = pool.broadcast(|ctx| Some(ctx.index()) == blitz_par::current_thread_index());
+    /// assert_eq!(same, [true, true]);
+    /// ```
     pub fn index(&self) -> usize {
         self.index
     }
 
     /// The number of threads in the pool (and of calls of the broadcast closure).
+    ///
+    /// ```
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    /// assert_eq!(pool.broadcast(|ctx| ctx.num_threads()), [4; 4]);
+    /// ```
     pub fn num_threads(&self) -> usize {
         self.num_threads
     }

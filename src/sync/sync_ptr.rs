@@ -44,6 +44,14 @@ unsafe impl<T: Send> Sync for SyncPtr<T> {}
 impl<T> SyncPtr<T> {
     /// Points at the whole of `slice`. The slice's borrow is not tracked: the caller keeps
     /// `slice` alive and otherwise untouched while any copy of the pointer is used.
+    ///
+    /// ```
+    /// let mut squares = vec![0u64; 1000];
+    /// let out = blitz_par::SyncPtr::new(&mut squares);
+    /// // SAFETY: each index is written by one call only, and `squares` outlives the loop.
+    /// blitz_par::parallel_for(0..1000, |i| unsafe { out.write(i, (i * i) as u64) });
+    /// assert_eq!(squares[999], 998_001);
+    /// ```
     pub fn new(slice: &mut [T]) -> Self {
         SyncPtr {
             ptr: slice.as_mut_ptr(),
@@ -53,11 +61,21 @@ impl<T> SyncPtr<T> {
     }
 
     /// The number of elements the pointer covers.
+    ///
+    /// ```
+    /// let mut v = [1, 2, 3];
+    /// assert_eq!(blitz_par::SyncPtr::new(&mut v).len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the pointer covers no elements.
+    ///
+    /// ```
+    /// let mut none: [u8; 0] = [];
+    /// assert!(blitz_par::SyncPtr::new(&mut none).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
