@@ -62,6 +62,32 @@ fn find_last_stops_at_the_back() {
 }
 
 #[test]
+fn find_last_stops_at_the_back_behind_every_adapter() {
+    // Each adapter between the range and the search must pass on that the search runs from
+    // the back; one that does not makes the driver start at the front, 10^27 items away.
+    for threads in [1, 2] {
+        with_threads(threads, || {
+            let last = Some(N - 1);
+            assert_eq!(range().map(|x| x).find_last(|_| true), last);
+            assert_eq!(range().map_init(|| 0u8, |_, x| x).find_last(|_| true), last);
+            assert_eq!(range().map_with(0u8, |_, x| x).find_last(|_| true), last);
+            assert_eq!(range().panic_fuse().find_last(|_| true), last);
+            assert_eq!(range().inspect(|_| ()).find_last(|_| true), last);
+            assert_eq!(range().update(|_| ()).find_last(|_| true), last);
+            assert_eq!(range().filter(|_| true).find_last(|_| true), last);
+            assert_eq!(range().filter_map(Some).find_last(|_| true), last);
+            assert_eq!(range().map(Some).while_some().find_last(|_| true), last);
+            assert_eq!(range().flat_map_iter(|x| [x]).find_last(|_| true), last);
+            assert_eq!(
+                nested().map_init(|| 0u8, |_, x| x).find_last(|_| true),
+                last
+            );
+            assert_eq!(nested().panic_fuse().find_last(|_| true), last);
+        });
+    }
+}
+
+#[test]
 fn find_any_reaches_the_second_half() {
     // The first half holds no match: some thread must be given part of the second half while
     // another is still in the first.

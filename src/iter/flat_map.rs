@@ -238,21 +238,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    fn folder_continues(&self) -> bool {
-        self.base.folder_continues()
-    }
-    fn folds_from_back(&self) -> bool {
-        self.base.folds_from_back()
-    }
-    fn searches_in_order(&self) -> bool {
-        self.base.searches_in_order()
-    }
-    fn with_len_hint(self, len: usize) -> Self {
-        Self {
-            base: self.base.with_len_hint(len),
-            ..self
-        }
-    }
+    forward_hints!(base, len);
 }
 
 impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>

@@ -352,11 +352,9 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    /// A state may serve any run of items (as for `fold`), so it goes on where the base's
-    /// folder does.
-    fn folder_continues(&self) -> bool {
-        self.base.folder_continues()
-    }
+    // A state may serve any run of items (as for `fold`), so its folder goes on where the base's
+    // folder does.
+    forward_hints!(base, len);
 }
 
 impl<'f, T, R, C, S, F> UnindexedConsumer<T> for SeedConsumer<'f, C, S, F>

@@ -688,9 +688,7 @@ impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
     fn full(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::Relaxed) || self.base.full()
     }
-    fn folder_continues(&self) -> bool {
-        self.base.folder_continues()
-    }
+    forward_hints!(base, len);
 }
 
 impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C> {

@@ -159,6 +159,40 @@ pub trait Consumer<Item>: Send + Sized {
     }
 }
 
+/// Implements [`Consumer`]'s blitz-par hints (`folder_continues`, `folds_from_back`,
+/// `searches_in_order`) by asking the adapter's field `$base`; `forward_hints!(base, len)` also
+/// forwards `with_len_hint`, for adapters whose `split_at(i)` splits the base at `i`.
+///
+/// Every adapter of a consumer that keeps its items' order uses it, so that a search or a
+/// collect behind `map_init`, `panic_fuse` or `while_some` is driven as it is behind `map`.
+macro_rules! forward_hints {
+    ($base:ident) => {
+        #[inline]
+        fn folder_continues(&self) -> bool {
+            self.$base.folder_continues()
+        }
+        #[inline]
+        fn folds_from_back(&self) -> bool {
+            self.$base.folds_from_back()
+        }
+        #[inline]
+        fn searches_in_order(&self) -> bool {
+            self.$base.searches_in_order()
+        }
+    };
+    ($base:ident, len) => {
+        $crate::iter::plumbing::forward_hints!($base);
+        #[inline]
+        fn with_len_hint(self, len: usize) -> Self {
+            Self {
+                $base: self.$base.with_len_hint(len),
+                ..self
+            }
+        }
+    };
+}
+pub(crate) use forward_hints;
+
 /// Consumes the items of one leaf sequentially.
 ///
 /// ```
