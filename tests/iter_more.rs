@@ -518,3 +518,55 @@ impl TapSort for Vec<u32> {
         self
     }
 }
+
+/// The leaf bounds of the producer an indexed iterator hands out.
+struct LeafBounds;
+
+impl<T> blitz_par::iter::plumbing::ProducerCallback<T> for LeafBounds {
+    type Output = (usize, usize);
+    fn callback<P: blitz_par::iter::plumbing::Producer<Item = T>>(self, p: P) -> (usize, usize) {
+        (p.min_len(), p.max_len())
+    }
+}
+
+#[test]
+fn leaf_bounds_carry_through_regrouping_adapters() {
+    let base = || (0..1_000).into_par_iter().with_min_len(10).with_max_len(20);
+    // Positions that gather k base positions: at least ceil(10 / k), at most 20 / k (>= 1).
+    assert_eq!(base().with_producer(LeafBounds), (10, 20));
+    assert_eq!(base().map(|x| x + 1).with_producer(LeafBounds), (10, 20));
+    assert_eq!(base().step_by(3).with_producer(LeafBounds), (4, 6));
+    assert_eq!(base().chunks(3).with_producer(LeafBounds), (4, 6));
+    assert_eq!(base().step_by(40).with_producer(LeafBounds), (1, 1));
+    assert_eq!(
+        base()
+            .fold_chunks(3, || 0, |a, x| a + x)
+            .with_producer(LeafBounds),
+        (4, 6)
+    );
+    assert_eq!(
+        base()
+            .fold_chunks_with(5, 0, |a, x| a + x)
+            .with_producer(LeafBounds),
+        (2, 4)
+    );
+    // A separator per item: twice the bounds, in output positions.
+    assert_eq!(base().intersperse(0).with_producer(LeafBounds), (20, 40));
+    assert_eq!(
+        (0..10)
+            .into_par_iter()
+            .intersperse(0)
+            .with_producer(LeafBounds),
+        (2, usize::MAX)
+    );
+
+    // And the driver honours them: no leaf of `with_max_len(4).chunks(2)` folds more than 2.
+    let leaves: Vec<usize> = (0..1_000)
+        .into_par_iter()
+        .with_max_len(4)
+        .chunks(2)
+        .fold(|| 0, |n, _| n + 1)
+        .collect();
+    assert_eq!(leaves.iter().sum::<usize>(), 500);
+    assert!(leaves.iter().all(|&n| n <= 2), "{leaves:?}");
+}

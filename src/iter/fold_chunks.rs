@@ -235,6 +235,12 @@ where
     fn into_iter(self) -> Self::IntoIter {
         FoldChunkSeq { rest: Some(self) }
     }
+    fn min_len(&self) -> usize {
+        super::regroup::regrouped_min_len(self.base.min_len(), self.chunk_size)
+    }
+    fn max_len(&self) -> usize {
+        super::regroup::regrouped_max_len(self.base.max_len(), self.chunk_size)
+    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.chunk_size).min(self.len);
         let len = self.len;

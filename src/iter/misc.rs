@@ -670,6 +670,13 @@ where
             sep_last: self.len > 1 && ((self.len % 2 == 0) != self.sep_first),
         }
     }
+    // Each base item comes with a separator: twice the base's bounds, in output positions.
+    fn min_len(&self) -> usize {
+        self.base.min_len().saturating_mul(2)
+    }
+    fn max_len(&self) -> usize {
+        self.base.max_len().saturating_mul(2)
+    }
     fn split_at(self, index: usize) -> (Self, Self) {
         debug_assert!(index <= self.len);
         // Output positions alternate item, separator (or separator, item): the left part

@@ -3,6 +3,19 @@
 use super::plumbing::*;
 use super::*;
 
+/// The leaf bounds of a producer whose positions each gather `per` positions of its base
+/// (`step_by`, `chunks`, `fold_chunks`): the base's `with_min_len`/`with_max_len` carried over,
+/// rounded so that a leaf still holds at least the base's minimum and, where one position
+/// allows it, at most its maximum.
+pub(super) fn regrouped_min_len(base_min: usize, per: usize) -> usize {
+    base_min.div_ceil(per)
+}
+
+/// See [`regrouped_min_len`]: at least one position, even when it exceeds the base's maximum.
+pub(super) fn regrouped_max_len(base_max: usize, per: usize) -> usize {
+    (base_max / per).max(1)
+}
+
 macro_rules! bridged {
     ($name:ident<$($g:ident),*> where [$($bounds:tt)*], item $item:ty, |$s:ident| $len:expr, |$s2:ident, $cb:ident| $with:expr) => {
         impl<$($g),*> ParallelIterator for $name<$($g),*>
@@ -88,6 +101,12 @@ impl<P: Producer> Producer for StepByProducer<P> {
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().step_by(self.step)
     }
+    fn min_len(&self) -> usize {
+        regrouped_min_len(self.base.min_len(), self.step)
+    }
+    fn max_len(&self) -> usize {
+        regrouped_max_len(self.base.max_len(), self.step)
+    }
     fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.step).min(self.base_len);
         let (left, right) = self.base.split_at(at);
@@ -161,6 +180,12 @@ impl<P: Producer> Producer for ChunkProducer<P> {
             inner: self.base.into_iter(),
             size: self.size,
         }
+    }
+    fn min_len(&self) -> usize {
+        regrouped_min_len(self.base.min_len(), self.size)
+    }
+    fn max_len(&self) -> usize {
+        regrouped_max_len(self.base.max_len(), self.size)
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let at = index.saturating_mul(self.size).min(self.base_len);
