@@ -5,30 +5,60 @@ use blitz_par::prelude::*;
 use blitz_par::SyncPtr;
 use std::time::{Duration, Instant};
 
-/// The best of `runs` timings of `f`, and its last result.
-fn best_of<R>(runs: usize, mut f: impl FnMut() -> R) -> (Duration, R) {
-    let mut best = Duration::MAX;
-    let mut result = None;
-    for _ in 0..runs {
-        let start = Instant::now();
-        let r = std::hint::black_box(f());
-        best = best.min(start.elapsed());
-        result = Some(r);
-    }
-    (best, result.expect("runs > 0"))
+/// The best time of a sequential and a parallel closure over `runs` rounds, and their last
+/// results. The two alternate (sequential first in even rounds, parallel first in odd ones),
+/// so that neither runs while the machine is still warming up or the data still settling.
+struct Race {
+    runs: usize,
 }
 
-fn report<R: PartialEq + std::fmt::Debug>(name: &str, seq: (Duration, R), par: (Duration, R)) {
-    assert_eq!(
-        seq.1, par.1,
-        "{name}: parallel result differs from sequential"
-    );
-    let ratio = seq.0.as_secs_f64() / par.0.as_secs_f64().max(1e-12);
-    println!(
-        "{name:<44} sequential {:>9.3} ms   blitz-par {:>9.3} ms   speedup {ratio:>5.2}x",
-        seq.0.as_secs_f64() * 1e3,
-        par.0.as_secs_f64() * 1e3,
-    );
+impl Race {
+    /// Times `seq` and `par` on fresh inputs from `setup`, which is not timed (a copy of the
+    /// data to sort in place), checks that they agree, and prints both times.
+    fn on<I, R: PartialEq + std::fmt::Debug>(
+        &self,
+        name: &str,
+        mut setup: impl FnMut() -> I,
+        mut seq: impl FnMut(I) -> R,
+        mut par: impl FnMut(I) -> R,
+    ) {
+        let mut best = [Duration::MAX; 2];
+        let mut results: [Option<R>; 2] = [None, None];
+        for round in 0..self.runs {
+            for side in [round % 2, 1 - round % 2] {
+                let input = setup();
+                let start = Instant::now();
+                let r = if side == 0 {
+                    std::hint::black_box(seq(input))
+                } else {
+                    std::hint::black_box(par(input))
+                };
+                best[side] = best[side].min(start.elapsed());
+                results[side] = Some(r);
+            }
+        }
+        let [seq_r, par_r] = results.map(|r| r.expect("runs > 0"));
+        assert_eq!(
+            seq_r, par_r,
+            "{name}: parallel result differs from sequential"
+        );
+        let ratio = best[0].as_secs_f64() / best[1].as_secs_f64().max(1e-12);
+        println!(
+            "{name:<44} sequential {:>9.3} ms   blitz-par {:>9.3} ms   speedup {ratio:>5.2}x",
+            best[0].as_secs_f64() * 1e3,
+            best[1].as_secs_f64() * 1e3,
+        );
+    }
+
+    /// [`Race::on`] for closures that need no input.
+    fn run<R: PartialEq + std::fmt::Debug>(
+        &self,
+        name: &str,
+        mut seq: impl FnMut() -> R,
+        mut par: impl FnMut() -> R,
+    ) {
+        self.on(name, || (), |()| seq(), |()| par());
+    }
 }
 
 fn main() {
@@ -41,26 +71,27 @@ fn main() {
         .map(|x| x.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64) >> 20)
         .collect();
 
-    report(
+    Race { runs: 5 }.run(
         "par_iter().sum() of 10M i64",
-        best_of(5, || data.iter().sum::<i64>()),
-        best_of(5, || data.par_iter().sum::<i64>()),
+        || data.iter().sum::<i64>(),
+        || data.par_iter().sum::<i64>(),
     );
+    let race = Race { runs: 3 };
 
-    report(
+    race.run(
         "map/filter/collect pipeline over 10M i64",
-        best_of(3, || {
+        || {
             data.iter()
                 .map(|x| x * 3)
                 .filter(|x| x % 7 == 0)
                 .collect::<Vec<i64>>()
-        }),
-        best_of(3, || {
+        },
+        || {
             data.par_iter()
                 .map(|x| x * 3)
                 .filter(|x| x % 7 == 0)
                 .collect::<Vec<i64>>()
-        }),
+        },
     );
 
     let heavy = |x: i64| {
@@ -71,12 +102,10 @@ fn main() {
         y
     };
     let small = &data[..100_000];
-    report(
+    race.run(
         "compute-bound map+sum (200 sqrt, 100k items)",
-        best_of(3, || small.iter().map(|&x| heavy(x)).sum::<f64>().round()),
-        best_of(3, || {
-            small.par_iter().map(|&x| heavy(x)).sum::<f64>().round()
-        }),
+        || small.iter().map(|&x| heavy(x)).sum::<f64>().round(),
+        || small.par_iter().map(|&x| heavy(x)).sum::<f64>().round(),
     );
 
     // parallel_for with SyncPtr: every index written by exactly one call.
@@ -94,23 +123,18 @@ fn main() {
         blitz_par::parallel_for(0..n, |i| unsafe { ptr.write(i, data[i] ^ i as i64) });
         out
     };
-    report(
-        "parallel_for + SyncPtr fill of 10M i64",
-        best_of(3, fill_seq),
-        best_of(3, fill_par),
-    );
+    race.run("parallel_for + SyncPtr fill of 10M i64", fill_seq, fill_par);
 
-    report(
+    race.on(
         "par_sort_unstable of 10M i64",
-        best_of(3, || {
-            let mut v = data.clone();
+        || data.clone(),
+        |mut v| {
             v.sort_unstable();
             v
-        }),
-        best_of(3, || {
-            let mut v = data.clone();
+        },
+        |mut v| {
             v.par_sort_unstable();
             v
-        }),
+        },
     );
 }
