@@ -3,7 +3,9 @@
 //! - sum over a 1023-node binary tree with a join at every node;
 //! - the same over a 16,777,215-node tree, plus two plain threads splitting it at the root
 //!   (the best any library can do on 2 cores);
-//! - fib(27) with a join at every call.
+//! - fib(27) with a join at every call;
+//! - the entry points called from a thread outside the pools, back to back: `install`,
+//!   `join`, a `scope` of 10 spawns, `broadcast` (each wakes or reaches the pool's threads).
 //!
 //! Idle CPU and bursty-load CPU are measured by `benches/idle.rs` (they need CPU time, not
 //! wall time).
@@ -178,5 +180,62 @@ fn fib(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, trees, fib);
+fn entry_points(c: &mut Criterion) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let blitz = blitz_par::ThreadPoolBuilder::new().build().unwrap();
+    let rayon = rayon::ThreadPoolBuilder::new().build().unwrap();
+    let mut group = c.benchmark_group("entry_from_outside");
+    group.bench_function("install/blitz-par", |b| {
+        b.iter(|| blitz.install(|| black_box(1)))
+    });
+    group.bench_function("install/rayon", |b| {
+        b.iter(|| rayon.install(|| black_box(1)))
+    });
+    group.bench_function("join/blitz-par", |b| {
+        b.iter(|| blitz.join(|| black_box(1), || black_box(2)))
+    });
+    group.bench_function("join/rayon", |b| {
+        b.iter(|| rayon.join(|| black_box(1), || black_box(2)))
+    });
+    let spawns = |s: &dyn Fn(&AtomicU64)| {
+        let c = AtomicU64::new(0);
+        s(&c);
+        assert_eq!(c.load(Ordering::Relaxed), 10);
+    };
+    group.bench_function("scope_10_spawns/blitz-par", |b| {
+        b.iter(|| {
+            spawns(&|c| {
+                blitz.scope(|s| {
+                    for _ in 0..10 {
+                        s.spawn(move |_| {
+                            c.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                })
+            })
+        })
+    });
+    group.bench_function("scope_10_spawns/rayon", |b| {
+        b.iter(|| {
+            spawns(&|c| {
+                rayon.scope(|s| {
+                    for _ in 0..10 {
+                        s.spawn(move |_| {
+                            c.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                })
+            })
+        })
+    });
+    group.bench_function("broadcast/blitz-par", |b| {
+        b.iter(|| blitz.broadcast(|ctx| black_box(ctx.index())))
+    });
+    group.bench_function("broadcast/rayon", |b| {
+        b.iter(|| rayon.broadcast(|ctx| black_box(ctx.index())))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, trees, fib, entry_points);
 criterion_main!(benches);

@@ -346,6 +346,47 @@ fn broadcast_runs_once_per_thread() {
 }
 
 #[test]
+fn broadcast_from_every_kind_of_caller() {
+    let p = pool(3);
+    let other = pool(2);
+    let expected = vec![0, 1, 2];
+    // From a thread outside every pool (it hands out the jobs and blocks), from a worker of
+    // another pool (it waits in its own seat), and from a guest of the pool.
+    assert_eq!(p.broadcast(|ctx| ctx.index()), expected);
+    assert_eq!(other.install(|| p.broadcast(|ctx| ctx.index())), expected);
+    assert_eq!(
+        other
+            .install(|| blitz_par::join(|| p.broadcast(|c| c.index()), || 1))
+            .0,
+        expected
+    );
+    // Several outside threads at once, each call waiting for its own results.
+    std::thread::scope(|s| {
+        for t in 0..4usize {
+            let p = &p;
+            s.spawn(move || {
+                for i in 0..200usize {
+                    let r = p.broadcast(|ctx| ctx.index() * 1_000 + t + i);
+                    assert_eq!(r, [t + i, 1_000 + t + i, 2_000 + t + i]);
+                }
+            });
+        }
+    });
+    // A panic on one thread reaches the outside caller after every part has run, and the
+    // pool goes on.
+    let ran = AtomicUsize::new(0);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.broadcast(|ctx| {
+            ran.fetch_add(1, Ordering::SeqCst);
+            assert_ne!(ctx.index(), 1, "broadcast part 1 panics");
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(ran.load(Ordering::SeqCst), 3);
+    assert_eq!(p.broadcast(|ctx| ctx.index()), expected);
+}
+
+#[test]
 fn install_from_another_pool_and_thread_indices() {
     let a = pool(2);
     let b = pool(3);
