@@ -234,7 +234,8 @@ impl<'scope> ScopeBase<'scope> {
         for index in 0..n {
             let body = body.clone();
             let job = self.job(scope, move |scope: &S| {
-                body(scope, BroadcastContext::new(index, n))
+                body(scope, BroadcastContext::new(index, n));
+                super::spawn::let_other_broadcast_jobs_run(n);
             });
             self.registry.inject_to(index, job);
         }

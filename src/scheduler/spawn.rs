@@ -121,7 +121,7 @@ where
 /// worker, so the second waits until the first stops running; and a worker that finds no
 /// more work spins for a while before it yields. Measured on the 2-core VM, a broadcast's
 /// second job started about 20 us after the first; with this yield, 1.5 us after it.
-fn let_other_broadcast_jobs_run(num_threads: usize) {
+pub(super) fn let_other_broadcast_jobs_run(num_threads: usize) {
     if num_threads > 1 {
         std::thread::yield_now();
     }
