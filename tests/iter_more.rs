@@ -570,3 +570,42 @@ fn leaf_bounds_carry_through_regrouping_adapters() {
     assert_eq!(leaves.iter().sum::<usize>(), 500);
     assert!(leaves.iter().all(|&n| n <= 2), "{leaves:?}");
 }
+
+/// Items that each take long (blocking work: I/O, a lock, a sleep) are shared out as soon as
+/// the first one shows it: after item 0, the other seven of eight run at the same time on a
+/// pool of eight threads, each waiting until all seven have started. Splitting only between
+/// chunks, as for cheap items, would run them a few at a time, and here they would each wait
+/// for the 10 s guard.
+#[test]
+fn heavy_items_are_shared_at_once() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(8)
+        .build()
+        .unwrap();
+    let started = AtomicUsize::new(0);
+    let gave_up = AtomicBool::new(false);
+    pool.install(|| {
+        (0..8).into_par_iter().for_each(|i| {
+            if i == 0 {
+                // The first item shows that items are long (over the ~20 us a split costs).
+                std::thread::sleep(Duration::from_millis(2));
+                return;
+            }
+            started.fetch_add(1, Ordering::SeqCst);
+            let guard = Instant::now();
+            while started.load(Ordering::SeqCst) < 7 {
+                if guard.elapsed() > Duration::from_secs(10) {
+                    gave_up.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        })
+    });
+    assert!(
+        !gave_up.load(Ordering::SeqCst),
+        "items 1..8 did not all run at once"
+    );
+}

@@ -198,6 +198,21 @@ pub(crate) fn beat_now(wakes: u32) {
     unsafe { (*seat).beat_now(wakes) }
 }
 
+/// For the iterator driver, before a chunk of items that each take long enough to be worth a
+/// split: pushes the join frames this thread has recorded (the halves it has just split off)
+/// where idle threads can take them, and wakes a sleeper for each while a heartbeat would.
+/// The chunk may run for milliseconds without polling, so the frames cannot wait for a
+/// request or a beat. Does nothing outside a pool.
+#[inline]
+pub(crate) fn share_waking() {
+    let seat = current_seat();
+    if seat.is_null() {
+        return;
+    }
+    // SAFETY: our own seat.
+    unsafe { (*seat).promote_all_waking() }
+}
+
 /// For code about to run a long stretch of work without joins (a partition or a leaf sort of
 /// a large piece): makes every join frame this thread has recorded stealable now, oldest
 /// first, then takes the heartbeat check (one clock read): if a beat is due, a sleeping worker

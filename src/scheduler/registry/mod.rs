@@ -367,6 +367,22 @@ impl Seat {
         }
     }
 
+    /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
+    /// waking a sleeper for each while a beat would (`Registry::beat_should_wake`: the guest
+    /// cap, and no idle awake worker that will find it anyway).
+    ///
+    /// # Safety
+    /// Owner only: the calling thread occupies this seat.
+    pub(crate) unsafe fn promote_all_waking(&self) {
+        // SAFETY: owner-only by contract.
+        let local = unsafe { self.local() };
+        while local.promoted() < local.depth.get() {
+            let wake = self.registry().beat_should_wake();
+            // SAFETY: owner, by contract; each call promotes one frame.
+            unsafe { self.promote_oldest(local, wake) };
+        }
+    }
+
     /// Pushes the oldest recorded, not yet promoted join frame onto the deque.
     ///
     /// # Safety
