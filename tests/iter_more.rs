@@ -584,12 +584,14 @@ fn heavy_items_are_shared_at_once() {
         .num_threads(8)
         .build()
         .unwrap();
-    let started = AtomicUsize::new(0);
-    let gave_up = AtomicBool::new(false);
-    pool.install(|| {
-        (0..8).into_par_iter().for_each(|i| {
+    // Item 0 shows that items are long (over the ~20 us a split costs); each other item
+    // waits until all seven have started (or 10 s have passed: then it fails the test).
+    type Item<'a> = &'a (dyn Fn(usize) + Sync);
+    let run = |name: &str, drive: &(dyn Fn(Item<'_>) + Sync)| {
+        let started = AtomicUsize::new(0);
+        let gave_up = AtomicBool::new(false);
+        let item = |i: usize| {
             if i == 0 {
-                // The first item shows that items are long (over the ~20 us a split costs).
                 std::thread::sleep(Duration::from_millis(2));
                 return;
             }
@@ -602,10 +604,15 @@ fn heavy_items_are_shared_at_once() {
                 }
                 std::thread::sleep(Duration::from_micros(200));
             }
-        })
-    });
-    assert!(
-        !gave_up.load(Ordering::SeqCst),
-        "items 1..8 did not all run at once"
-    );
+        };
+        pool.install(|| drive(&item));
+        assert!(
+            !gave_up.load(Ordering::SeqCst),
+            "{name}: items 1..8 did not all run at once"
+        );
+    };
+    // Indexed: the splitting driver's loop.
+    run("range", &|item| (0..8).into_par_iter().for_each(item));
+    // One shared iterator drained by a leaf per thread.
+    run("par_bridge", &|item| (0..8).par_bridge().for_each(item));
 }

@@ -5,6 +5,7 @@
 //! eagerly (by the unindexed driver) so that every thread can take part; items come in no
 //! particular order, as in rayon.
 
+use super::plumbing::MIN_SPLIT_TICKS;
 use super::plumbing::*;
 use super::*;
 use crate::sync::ticks;
@@ -133,6 +134,14 @@ where
                 }
             }
             let spent = ticks().wrapping_sub(start);
+            if spent >= MIN_SPLIT_TICKS {
+                // This leaf drains the shared iterator while its sibling leaves wait as join
+                // frames, which only a poll would promote, and this loop polls nothing: with
+                // items worth a split each, let idle and sleeping threads take those leaves.
+                // Without this, 16 items of 2 ms on 8 threads ran one after another: 33 ms
+                // (rayon 4.2).
+                crate::scheduler::share_waking();
+            }
             if spent < BATCH_FAST_TICKS {
                 size = (size * 2).min(MAX_BATCH);
             } else if spent > BATCH_SLOW_TICKS {

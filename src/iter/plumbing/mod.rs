@@ -11,7 +11,7 @@
 //! plumbing ports by changing the import.
 
 mod splitter;
-pub(crate) use splitter::{eager_depth, join_halves};
+pub(crate) use splitter::{eager_depth, join_halves, MIN_SPLIT_TICKS};
 
 use crate::iter::IndexedParallelIterator;
 
@@ -383,7 +383,16 @@ where
 {
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
-        splitter::drive_unindexed(producer, consumer, depth, splitter::SPINE_DEPTH, None)
+        // Set once a leaf of this drive takes long (see `drive_unindexed`).
+        let heavy = std::sync::atomic::AtomicBool::new(false);
+        splitter::drive_unindexed(
+            producer,
+            consumer,
+            depth,
+            splitter::SPINE_DEPTH,
+            None,
+            &heavy,
+        )
     })
 }
 
@@ -397,6 +406,15 @@ where
 {
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
-        splitter::drive_unindexed(producer, consumer, depth, splitter::SPINE_DEPTH, Some(0))
+        let heavy = std::sync::atomic::AtomicBool::new(false);
+        let timed = Some(0);
+        splitter::drive_unindexed(
+            producer,
+            consumer,
+            depth,
+            splitter::SPINE_DEPTH,
+            timed,
+            &heavy,
+        )
     })
 }

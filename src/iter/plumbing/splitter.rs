@@ -71,6 +71,7 @@
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{beat_now, join, share_waking, split_wanted};
 use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
 /// with `rdtsc` (15 ns measured on a 16-core Xeon VM) and 20-40 ns with `Instant::now`, while
@@ -113,7 +114,7 @@ const LONG_CHUNK_TICKS: u64 = ticks_for(80_000, 32_000);
 /// machine: a 12 us sum of 100,000 i64 ran 10-20% slower than sequential with a 10 us bound);
 /// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
 /// with a slow thief; the price is that the last ~20 us of a loop are not shared.
-const MIN_SPLIT_TICKS: u64 = ticks_for(50_000, 20_000);
+pub(crate) const MIN_SPLIT_TICKS: u64 = ticks_for(50_000, 20_000);
 
 /// A loop honours split requests only after running this long (about 10 us at 2.5 GHz): by
 /// then its cost estimate comes from chunks long enough to be accurate. On a 16-core Xeon a
@@ -783,6 +784,7 @@ pub(super) fn drive_unindexed<P, C>(
     depth: u32,
     spine: u32,
     timed: Option<u32>,
+    heavy: &AtomicBool,
 ) -> C::Result
 where
     P: UnindexedProducer,
@@ -807,15 +809,26 @@ where
                 let timed = timed.map(|levels| levels + 1);
                 let (left, right) = if consumer.folds_from_back() {
                     let (right, left) = crate::join_context(
-                        move |_| drive_unindexed(right_p, consumer, depth, first_spine, timed),
-                        move |ctx| drive_unindexed(left_p, left_c, depth, second_spine(ctx), None),
+                        move |_| {
+                            drive_unindexed(right_p, consumer, depth, first_spine, timed, heavy)
+                        },
+                        move |ctx| {
+                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None, heavy)
+                        },
                     );
                     (left, right)
                 } else {
                     crate::join_context(
-                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed),
+                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed, heavy),
                         move |ctx| {
-                            drive_unindexed(right_p, consumer, depth, second_spine(ctx), None)
+                            drive_unindexed(
+                                right_p,
+                                consumer,
+                                depth,
+                                second_spine(ctx),
+                                None,
+                                heavy,
+                            )
                         },
                     )
                 };
@@ -826,15 +839,25 @@ where
     } else {
         producer
     };
-    match timed {
-        Some(levels) if levels > 0 => {
-            let start = ticks();
-            let folder = producer.fold_with(consumer.into_folder());
-            first_leaf_timed(ticks().wrapping_sub(start), levels);
-            folder.complete()
-        }
-        _ => producer.fold_with(consumer.into_folder()).complete(),
+    // Leaves long enough to be worth a split on their own poll nothing while they run, so the
+    // halves split off above them (join frames, promoted only by requests and beats seen at
+    // polls) would wait them out. Once a leaf of the drive has been that long (`heavy`), each
+    // thread lets idle and sleeping threads have its halves before it folds a leaf. Without
+    // this, 16 lines of 2 ms each through `par_lines` on 8 threads took 20.7 ms (rayon 4.2).
+    if heavy.load(Ordering::Relaxed) {
+        share_waking();
     }
+    let start = ticks();
+    let folder = producer.fold_with(consumer.into_folder());
+    let spent = ticks().wrapping_sub(start);
+    if let Some(levels @ 1..) = timed {
+        first_leaf_timed(spent, levels);
+    }
+    if spent >= MIN_SPLIT_TICKS {
+        heavy.store(true, Ordering::Relaxed);
+        share_waking();
+    }
+    folder.complete()
 }
 
 #[cfg(test)]
@@ -1182,7 +1205,14 @@ mod tests {
         };
         let depth = eager_depth();
         let n = crate::scheduler::enter(|| {
-            drive_unindexed(producer, Count, depth, SPINE_DEPTH, Some(0))
+            drive_unindexed(
+                producer,
+                Count,
+                depth,
+                SPINE_DEPTH,
+                Some(0),
+                &AtomicBool::new(false),
+            )
         });
         assert_eq!(n, 100_000);
         let leaves = leaves.into_inner().unwrap();

@@ -367,19 +367,39 @@ impl Seat {
         }
     }
 
-    /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
-    /// waking a sleeper for each while a beat would (`Registry::beat_should_wake`: the guest
-    /// cap, and no idle awake worker that will find it anyway).
+    /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first, and
+    /// wakes a sleeper for each job that no idle awake worker will take, within the guest cap
+    /// (as a beat would); with no frame to push but jobs left in the deque (promoted earlier
+    /// on a request, which wakes nobody), wakes one for them. The wakes are counted once for
+    /// all the frames: counted per frame, each would find the same idle awake worker and
+    /// wake nobody, leaving all but one frame to a thread that is about to poll nothing.
     ///
     /// # Safety
     /// Owner only: the calling thread occupies this seat.
     pub(crate) unsafe fn promote_all_waking(&self) {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
+        let mut jobs = 0usize;
         while local.promoted() < local.depth.get() {
-            let wake = self.registry().beat_should_wake();
-            // SAFETY: owner, by contract; each call promotes one frame.
-            unsafe { self.promote_oldest(local, wake) };
+            // SAFETY: owner, by contract; each call promotes one frame (and, not waking,
+            // only makes sure that no worker goes to sleep without seeing it).
+            unsafe { self.promote_oldest(local, false) };
+            jobs += 1;
+        }
+        if jobs == 0 {
+            if self.deque.is_empty() {
+                return;
+            }
+            jobs = 1;
+        }
+        let registry = self.registry();
+        let sleeping = registry.sleep.sleeping_workers() as usize;
+        let cap = sleeping.saturating_sub(registry.active_guests.load(Ordering::Relaxed));
+        let idle_awake = registry.sleep.idle_awake_workers() as usize;
+        for _ in 0..jobs.saturating_sub(idle_awake).min(cap) {
+            if !registry.wake_any_worker() {
+                break;
+            }
         }
     }
 
