@@ -59,7 +59,11 @@
 //! each thread runs first (so its first leaves are short and it soon polls), and further
 //! wherever the scheduler asks before a leaf starts. Where halves hold about equal work
 //! (strings, slices cut near the middle), the root thread times its first leaf, and that
-//! time estimates the drive's for the early wake ([`first_leaf_timed`]).
+//! time estimates the drive's for the early wake ([`first_leaf_timed`]). Every leaf is timed:
+//! once one takes [`MIN_SPLIT_TICKS`] or more, the drive's threads push their recorded halves
+//! and wake sleepers after it and before each later leaf, as the indexed loop does for heavy
+//! items. A thread that took its part before any leaf was seen to be long (an awake thief at
+//! the start) shares its halves only after its first leaf.
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
 //! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`],
