@@ -381,19 +381,7 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let depth = splitter::eager_depth();
-    crate::scheduler::enter(move || {
-        // Set once a leaf of this drive takes long (see `drive_unindexed`).
-        let heavy = std::sync::atomic::AtomicBool::new(false);
-        splitter::drive_unindexed(
-            producer,
-            consumer,
-            depth,
-            splitter::SPINE_DEPTH,
-            None,
-            &heavy,
-        )
-    })
+    drive_unindexed_root(producer, consumer, None)
 }
 
 /// As [`bridge_unindexed`], for producers whose halves hold about equal work (strings and
@@ -404,10 +392,20 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
+    drive_unindexed_root(producer, consumer, Some(0))
+}
+
+/// The root of an unindexed drive: enters the pool, then splits eagerly (`timed`: whether the
+/// first leaf is timed, see `splitter::drive_unindexed`).
+fn drive_unindexed_root<P, C>(producer: P, consumer: C, timed: Option<u32>) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
+        // Set once a leaf of this drive takes long (see `splitter::drive_unindexed`).
         let heavy = std::sync::atomic::AtomicBool::new(false);
-        let timed = Some(0);
         splitter::drive_unindexed(
             producer,
             consumer,
