@@ -60,6 +60,7 @@ where
             iter: Mutex::new(self.iter),
             done: AtomicBool::new(false),
             splits: AtomicUsize::new(crate::current_num_threads()),
+            leaves: AtomicUsize::new(0),
         };
         bridge_unindexed(BridgeProducer { shared: &shared }, consumer)
     }
@@ -71,6 +72,8 @@ struct Shared<I> {
     done: AtomicBool,
     /// Splits left: one leaf per thread is enough, as every leaf drains the shared iterator.
     splits: AtomicUsize,
+    /// Leaves that have started folding.
+    leaves: AtomicUsize,
 }
 
 struct BridgeProducer<'s, I> {
@@ -111,7 +114,17 @@ where
         // do).
         let mut batch: Vec<I::Item> = Vec::new();
         let mut size = 1usize;
+        // Every leaf but the first to start shares its halves (and wakes a sleeper for each)
+        // before its first batch. It runs on a thief, or after a whole leaf: the loop is
+        // parallel already. Its halves, split off before it started, are join frames that
+        // only a poll would promote, and a blocking item polls nothing. A thief that stole
+        // before any batch showed items to be long took a blocking item with its halves
+        // unshared; in a test of mutually waiting items, one run in fifty stalled.
+        let mut share = self.shared.leaves.fetch_add(1, Ordering::Relaxed) > 0;
         while !folder.full() && !self.shared.done.load(Ordering::Relaxed) {
+            if std::mem::take(&mut share) {
+                crate::scheduler::share_waking();
+            }
             {
                 // A poisoned lock means another leaf's `next` panicked: stop; that panic
                 // reaches the caller.

@@ -93,6 +93,14 @@ impl Deque {
         b <= t
     }
 
+    /// How many jobs the deque looks to hold (a racy snapshot, like `is_empty`).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        let b = self.bottom.load(Ordering::Relaxed);
+        let t = self.top.load(Ordering::Relaxed);
+        (b - t).max(0) as usize
+    }
+
     /// Pushes a job at the bottom.
     ///
     /// # Safety

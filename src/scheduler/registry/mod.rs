@@ -368,32 +368,31 @@ impl Seat {
     }
 
     /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first, and
-    /// wakes a sleeper for each, within the guest cap; with no frame to push but jobs left in
-    /// the deque (promoted earlier on a request, which wakes nobody), wakes one for them.
-    /// Unlike a beat, it wakes even while some worker is idle and awake: that worker may take
-    /// another job or fall asleep, and this thread is about to poll nothing for a long time
-    /// (items worth a split each), so a frame left to it alone could wait that long; a
-    /// sleeper woken for nothing costs microseconds against such items. (Counting the idle
-    /// awake workers against the frames left a test's eight mutually waiting 2 ms items
-    /// stuck about one run in six under load.)
+    /// wakes a sleeper for each job the deque then holds, within the guest cap: the frames
+    /// just pushed and those promoted earlier on a request, which wake nobody. The idle
+    /// thread that asked may have taken another job and then fallen asleep, so nobody is
+    /// awake for that one. Unlike a beat, it wakes even while some worker is idle and awake:
+    /// that worker may take another job or fall asleep, and this thread is about to poll
+    /// nothing for a long time (items worth a split each), so a job left to it alone could
+    /// wait that long; a sleeper woken for nothing costs microseconds against such items.
+    /// (Counting the idle awake workers against the new frames, or waking for new frames
+    /// only, left a test's seven mutually waiting items stuck, one thread's last job
+    /// untaken, about one run in six under load; a trace of pushes, wakes and steals showed
+    /// the request-promoted job taken by the sleeper woken for another.)
     ///
     /// # Safety
     /// Owner only: the calling thread occupies this seat.
     pub(crate) unsafe fn promote_all_waking(&self) {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
-        let mut jobs = 0usize;
         while local.promoted() < local.depth.get() {
             // SAFETY: owner, by contract; each call promotes one frame (and, not waking,
             // only makes sure that no worker goes to sleep without seeing it).
             unsafe { self.promote_oldest(local, false) };
-            jobs += 1;
         }
+        let jobs = self.deque.len();
         if jobs == 0 {
-            if self.deque.is_empty() {
-                return;
-            }
-            jobs = 1;
+            return;
         }
         let registry = self.registry();
         let sleeping = registry.sleep.sleeping_workers() as usize;
