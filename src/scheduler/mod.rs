@@ -185,6 +185,19 @@ pub(crate) fn split_wanted() -> bool {
     unsafe { (*seat).split_wanted() }
 }
 
+/// `split_wanted` for the iterator driver once its chunk size has settled: the heartbeat
+/// takes its clock reading from the driver (`now`, or 0 for a chunk the driver did not time)
+/// instead of reading the clock itself every fourth call.
+#[inline]
+pub(crate) fn split_wanted_at(now: u64) -> bool {
+    let seat = current_seat();
+    if seat.is_null() {
+        return false;
+    }
+    // SAFETY: our own seat.
+    unsafe { (*seat).split_wanted_at(now) }
+}
+
 /// For the iterator driver, when its cost estimate says at least ~100 us of work remain: wake
 /// up to `wakes` sleeping workers now, through the next split, rather than one at the
 /// heartbeat's first beat (see `Seat::beat_now`). Does nothing outside a pool.

@@ -24,7 +24,10 @@
 //! The clock is read at the start of a loop, after its first chunk, and then once the items
 //! since the last reading are estimated to take [`READ_WORTH_TICKS`] (so every chunk when
 //! items are heavy, and the doubling pauses in time) or number [`TIMED_CHUNK`]; a reading
-//! times all the items since the previous one. Once a reading says the rest of the loop is
+//! times all the items since the previous one. Once the chunk size has settled and the early
+//! wake is decided, only every [`SETTLED_READ_CHUNKS`]th chunk is timed, and the scheduler's
+//! heartbeat takes that reading instead of its own: a clock reading at the end of a chunk
+//! costs far more than alone. Once a reading says the rest of the loop is
 //! too short to be worth a split, the rest is folded as one chunk, since nothing else uses
 //! chunks: a 1,000-item sum makes 2 chunks and 2 readings (it made 11 and 4 before, and ran
 //! 0.21 against 0.15 µs, best of 200,000, on the 2-core VM; the sequential loop takes 0.10).
@@ -66,6 +69,7 @@
 //! the start) shares its halves only after its first leaf.
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
+//! [`SETTLED_READ_CHUNKS`],
 //! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`],
 //! [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`EARLY_WAKE_TICKS`], [`WAKE_SHARE_TICKS`],
 //! [`LEAF_SPAN_TICKS`], [`eager_depth`] and [`SPINE_DEPTH`]; nothing else in the crate splits,
@@ -73,7 +77,7 @@
 //! [`eager_depth`] times and hands every piece to this driver.
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
-use crate::scheduler::{beat_now, join, share_waking, split_wanted};
+use crate::scheduler::{beat_now, join, share_waking, split_wanted, split_wanted_at};
 use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -107,6 +111,17 @@ const SETTLED_TICKS: u64 = ticks_for(10_000, 4_000);
 /// 72.5 to 60.5 against 61.6 (criterion medians). Cheap items are unaffected: their chunks
 /// hold thousands of items by the time they take 4 us.
 const SETTLED_MIN_ITEMS: usize = 32;
+
+/// Once the chunk size has settled (and the early wake is decided), the clock is read only
+/// every this many chunks, and the scheduler's heartbeat uses that reading
+/// (`scheduler::split_wanted_at`) instead of reading the clock itself every fourth chunk:
+/// one reading per 4 chunks, where there were 5. On the 2-core Xeon VM a `rdtsc` alone takes
+/// 12 ns, but at the end of a chunk it costs far more: about 300 ns after items of 200
+/// dependent `sqrt` (the processor no longer overlaps the next item with the last one's
+/// tail), which made the map of `benches/iter.rs` 1.3% slower than one fold of it, single
+/// threaded; and about 50 ns in a memory-bound sum (3% of 4,000-item chunks of `i64`). Four
+/// keeps the heartbeat's cadence (`SPLIT_CHECK_WEIGHT`).
+const SETTLED_READ_CHUNKS: u32 = 4;
 
 /// The chunk length at which doubling pauses however few items it holds: about 32 us (80,000
 /// TSC ticks), a bound on how long an idle thread waits for its split when items are heavy.
@@ -221,6 +236,10 @@ pub(super) struct Pacer {
     /// How many sleepers that reading's early wake asks for ([`early_wakes`]); 0 once asked
     /// (when entered) or if none.
     wake_pending: u32,
+    /// Whether the last reading paused the doubling: the chunk size has settled. Inherited.
+    settled: bool,
+    /// Chunks folded since the last reading (0: `mark` was just read).
+    chunks_since_mark: u32,
 }
 
 impl Pacer {
@@ -241,6 +260,8 @@ impl Pacer {
             long: false,
             began: 0,
             wake_pending: 0,
+            settled: false,
+            chunks_since_mark: 0,
         }
     }
 
@@ -253,6 +274,7 @@ impl Pacer {
         }
         self.mark = self.loop_start;
         self.since_mark = 0;
+        self.chunks_since_mark = 0;
         self.done = 0;
     }
 
@@ -278,7 +300,15 @@ impl Pacer {
                     // on 8 threads took 25 ms (rayon 5).
                     return Step::Split;
                 }
-                if split_wanted() && self.worth_splitting(len) {
+                let wanted = if self.settled && self.long {
+                    // The heartbeat reads the clock when we do (`SETTLED_READ_CHUNKS`): it
+                    // gets `mark` just after a reading.
+                    let fresh = self.chunks_since_mark == 0;
+                    split_wanted_at(if fresh { self.mark } else { 0 })
+                } else {
+                    split_wanted()
+                };
+                if wanted && self.worth_splitting(len) {
                     return Step::Split;
                 }
             }
@@ -367,22 +397,33 @@ impl Pacer {
         let first = self.done == 0;
         self.done += n;
         self.since_mark += n;
+        self.chunks_since_mark += 1;
         if remaining == 0 {
             // The loop is over: nothing would use a reading (a 1,000-item sum makes 5).
             return;
         }
-        let mut pause = false;
-        let (rate_ticks, rate_items) = self.rate;
-        let worth_reading = rate_items > 0
-            && (self.since_mark as u128) * u128::from(rate_ticks)
-                >= u128::from(READ_WORTH_TICKS) * (rate_items as u128);
-        if first || worth_reading || self.since_mark >= TIMED_CHUNK {
+        // Between readings the doubling follows the last reading's verdict.
+        let mut pause = self.settled;
+        let read = first
+            || if self.settled && self.long {
+                // The chunk size has settled and the early wake is decided: a reading serves
+                // only to follow changes in the items' cost. See `SETTLED_READ_CHUNKS`.
+                self.chunks_since_mark >= SETTLED_READ_CHUNKS
+            } else {
+                let (rate_ticks, rate_items) = self.rate;
+                let worth_reading = rate_items > 0
+                    && (self.since_mark as u128) * u128::from(rate_ticks)
+                        >= u128::from(READ_WORTH_TICKS) * (rate_items as u128);
+                worth_reading || self.since_mark >= TIMED_CHUNK
+            };
+        if read {
             let now = ticks();
             let spent = now.wrapping_sub(self.mark);
             let items = self.since_mark;
             self.rate = (spent, items);
             self.mark = now;
             self.since_mark = 0;
+            self.chunks_since_mark = 0;
             if now.wrapping_sub(self.loop_start) >= PROVEN_TICKS {
                 self.proven = true;
             }
@@ -418,6 +459,7 @@ impl Pacer {
                 |limit: u64| u128::from(spent) * (n as u128) > u128::from(limit) * (items as u128);
             pause = share_exceeds(SETTLED_TICKS)
                 && (n >= SETTLED_MIN_ITEMS || share_exceeds(LONG_CHUNK_TICKS));
+            self.settled = pause;
         }
         // The first chunk of a loop is repeated before the doubling starts, so that chunks
         // start at power-of-two offsets from the loop's start (1, 2, 4, ... for a fresh
@@ -1011,9 +1053,21 @@ mod tests {
         };
         slow_span(&mut p, LONG_CHUNK_TICKS * 2, 4);
         assert_eq!(p.chunk, 4);
+        assert!(p.settled);
+        // Settled, with the early wake decided, the pacer reads the clock only every
+        // SETTLED_READ_CHUNKS chunks and hands that reading to the heartbeat; the chunk holds
+        // until the next reading.
+        p.long = true;
+        for _ in 1..SETTLED_READ_CHUNKS {
+            p.record(4, usize::MAX);
+            assert_eq!(p.chunk, 4);
+            assert_ne!(p.chunks_since_mark, 0, "no reading");
+        }
         p.since_mark = MANY;
         p.record(4, usize::MAX);
+        assert_eq!(p.chunks_since_mark, 0, "a reading");
         assert_eq!(p.chunk, 8);
+        assert!(!p.settled);
         p.record(3, usize::MAX);
         assert_eq!(p.chunk, 8);
         // Over SETTLED_TICKS but short of LONG_CHUNK_TICKS: a chunk of few items keeps

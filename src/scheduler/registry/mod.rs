@@ -263,7 +263,7 @@ impl Seat {
     pub(crate) unsafe fn on_poll(&self) {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
-        let beat = self.heartbeat(local) || local.beat_pending.replace(false);
+        let beat = self.heartbeat(local, None) || local.beat_pending.replace(false);
         let requested = self.split_request.load(Ordering::Relaxed);
         if requested {
             self.split_request.store(false, Ordering::Relaxed);
@@ -293,14 +293,34 @@ impl Seat {
             return false;
         }
         // SAFETY: as above.
-        unsafe { self.split_wanted_cold() }
+        unsafe { self.split_wanted_cold(None) }
+    }
+
+    /// For the iterator driver once its chunk size has settled: `split_wanted`, with the
+    /// heartbeat's clock reading taken from the driver's own (`now`; 0 for a chunk it did
+    /// not time) instead of every fourth call, so that one `rdtsc` serves both (see the
+    /// driver's `SETTLED_READ_CHUNKS`). Owner only.
+    #[inline]
+    pub(crate) unsafe fn split_wanted_at(&self, now: u64) -> bool {
+        if now == 0 {
+            if !self.split_request.load(Ordering::Relaxed) {
+                return false;
+            }
+            // SAFETY: owner-only by contract.
+            return unsafe { self.split_wanted_cold(None) };
+        }
+        // SAFETY: as above.
+        unsafe { self.split_wanted_cold(Some(now)) }
     }
 
     #[cold]
-    unsafe fn split_wanted_cold(&self) -> bool {
+    unsafe fn split_wanted_cold(&self, now: Option<u64>) -> bool {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
-        if self.heartbeat(local) {
+        if now.is_some() {
+            local.countdown.set(0);
+        }
+        if self.heartbeat(local, now) {
             // The driver's next join must promote (and wake): raise our own request flag,
             // which that join's poll sees, and remember that a wake is wanted.
             local.beat_pending.set(true);
@@ -333,12 +353,13 @@ impl Seat {
     /// `PROVEN_BEAT_TICKS`: work that outlasted one period is worth spreading fast. Workers
     /// wake only while fewer threads are busy than the pool has workers (a guest running
     /// parallel work counts as one) and no worker is awake and idle.
-    fn heartbeat(&self, local: &Local) -> bool {
+    /// `now`: a clock reading the caller just took, if it has one.
+    fn heartbeat(&self, local: &Local, now: Option<u64>) -> bool {
         if local.countdown.get() > 0 {
             return false;
         }
         local.countdown.set(JOINS_PER_CLOCK_READ);
-        let now = ticks();
+        let now = now.unwrap_or_else(ticks);
         let next = local.next_beat.get();
         if next == 0 {
             local.next_beat.set(beat_deadline(now, HEARTBEAT_TICKS));
