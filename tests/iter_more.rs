@@ -574,11 +574,14 @@ fn leaf_bounds_carry_through_regrouping_adapters() {
 /// Items that each take long (blocking work: I/O, a lock, a sleep) are shared out as soon as
 /// the first one shows it: after item 0, the other seven of eight run at the same time on a
 /// pool of eight threads, each waiting until all seven have started. Through a range (the
-/// indexed loop, its halves split off by joins) and through `par_bridge`, whose leaves drain
-/// one shared iterator. Before the heavy-items change both ran the items one after another,
-/// each waiting for the 10 s guard; until the share counted every job in the deque, the range
-/// form stalled about one run in five under load, a job left in a blocked thread's deque with
-/// no worker woken for it. (Items that wait for each other are outside what a parallel
+/// indexed loop, its halves split off by joins), through `par_bridge`, whose leaves drain
+/// one shared iterator, and through `par_lines` (an unindexed drive). Before the heavy-items
+/// change they ran the items one after another, each waiting for the 10 s guard; until the
+/// share counted every job in the deque, the range form stalled about one run in five under
+/// load, a job left in a blocked thread's deque with no worker woken for it; until stolen
+/// halves made every later leaf share first, `par_lines` stalled in most runs (a thief that
+/// started before item 0 ended blocked with its halves unshared), `par_bridge` in about one
+/// in fifty. (Items that wait for each other are outside what a parallel
 /// iterator promises, with rayon too; here they show whether any item is left waiting.)
 #[test]
 fn heavy_items_are_shared_at_once() {
@@ -615,9 +618,14 @@ fn heavy_items_are_shared_at_once() {
             "{name}: items 1..8 did not all run at once"
         );
     };
+    let text: String = (0..8).map(|i| format!("{i}\n")).collect();
     for _ in 0..10 {
         run("range", &|item| (0..8usize).into_par_iter().for_each(item));
         // One shared iterator drained by a leaf per thread.
         run("par_bridge", &|item| (0..8).par_bridge().for_each(item));
+        // An unindexed drive: halves of the text, one line per leaf.
+        run("par_lines", &|item| {
+            text.par_lines().for_each(|l| item(l.parse().unwrap()))
+        });
     }
 }

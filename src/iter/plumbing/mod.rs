@@ -404,15 +404,16 @@ where
 {
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
-        // Set once a leaf of this drive takes long (see `splitter::drive_unindexed`).
-        let heavy = std::sync::atomic::AtomicBool::new(false);
+        // Set once a leaf of this drive takes long or a half is stolen: every later leaf then
+        // shares its thread's halves first (see `splitter::drive_unindexed`).
+        let share = std::sync::atomic::AtomicBool::new(false);
         splitter::drive_unindexed(
             producer,
             consumer,
             depth,
             splitter::SPINE_DEPTH,
             timed,
-            &heavy,
+            &share,
         )
     })
 }

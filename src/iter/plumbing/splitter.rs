@@ -65,8 +65,9 @@
 //! time estimates the drive's for the early wake ([`first_leaf_timed`]). Every leaf is timed:
 //! once one takes [`MIN_SPLIT_TICKS`] or more, the drive's threads push their recorded halves
 //! and wake sleepers after it and before each later leaf, as the indexed loop does for heavy
-//! items. A thread that took its part before any leaf was seen to be long (an awake thief at
-//! the start) shares its halves only after its first leaf.
+//! items. They do the same once a half of the drive has been stolen: a thief that took its
+//! part before any leaf was seen to be long could otherwise block in its first leaf with its
+//! halves unshared.
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
 //! [`SETTLED_READ_CHUNKS`],
@@ -830,7 +831,7 @@ pub(super) fn drive_unindexed<P, C>(
     depth: u32,
     spine: u32,
     timed: Option<u32>,
-    heavy: &AtomicBool,
+    share: &AtomicBool,
 ) -> C::Result
 where
     P: UnindexedProducer,
@@ -849,23 +850,30 @@ where
                     _ => (depth - 1, spine),
                 };
                 let second_spine = |ctx: crate::FnContext| match ctx.migrated() {
-                    true => SPINE_DEPTH,
+                    true => {
+                        // The drive runs in parallel now: from here on every leaf shares
+                        // its thread's halves first (below).
+                        if !share.load(Ordering::Relaxed) {
+                            share.store(true, Ordering::Relaxed);
+                        }
+                        SPINE_DEPTH
+                    }
                     false => 0,
                 };
                 let timed = timed.map(|levels| levels + 1);
                 let (left, right) = if consumer.folds_from_back() {
                     let (right, left) = crate::join_context(
                         move |_| {
-                            drive_unindexed(right_p, consumer, depth, first_spine, timed, heavy)
+                            drive_unindexed(right_p, consumer, depth, first_spine, timed, share)
                         },
                         move |ctx| {
-                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None, heavy)
+                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None, share)
                         },
                     );
                     (left, right)
                 } else {
                     crate::join_context(
-                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed, heavy),
+                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed, share),
                         move |ctx| {
                             drive_unindexed(
                                 right_p,
@@ -873,7 +881,7 @@ where
                                 depth,
                                 second_spine(ctx),
                                 None,
-                                heavy,
+                                share,
                             )
                         },
                     )
@@ -887,10 +895,15 @@ where
     };
     // Leaves long enough to be worth a split on their own poll nothing while they run, so the
     // halves split off above them (join frames, promoted only by requests and beats seen at
-    // polls) would wait them out. Once a leaf of the drive has been that long (`heavy`), each
-    // thread lets idle and sleeping threads have its halves before it folds a leaf. Without
-    // this, 16 lines of 2 ms each through `par_lines` on 8 threads took 20.7 ms (rayon 4.2).
-    if heavy.load(Ordering::Relaxed) {
+    // polls) would wait them out. Once a leaf of the drive has been that long, or a half of
+    // it was stolen (`share`), each thread lets idle and sleeping threads have its halves
+    // before it folds a leaf. Without this, 16 lines of 2 ms each through `par_lines` on 8
+    // threads took 20.7 ms (rayon 4.2). The steal matters where a thief took its half before
+    // any leaf was seen to be long: its first leaf could block (items that wait for each
+    // other, on I/O) with halves nobody else could take; eight mutually waiting lines on 8
+    // threads stalled in most runs. A drive stolen from is parallel already, so the pushes
+    // (a few per leaf) and wakes are what rayon pays on every split.
+    if share.load(Ordering::Relaxed) {
         share_waking();
     }
     let start = ticks();
@@ -900,7 +913,7 @@ where
         first_leaf_timed(spent, levels);
     }
     if spent >= MIN_SPLIT_TICKS {
-        heavy.store(true, Ordering::Relaxed);
+        share.store(true, Ordering::Relaxed);
         share_waking();
     }
     folder.complete()
