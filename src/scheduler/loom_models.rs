@@ -97,7 +97,7 @@ mod models {
                 let (sleep, word, job_posted) = (sleep.clone(), word.clone(), job_posted.clone());
                 thread::spawn(move || {
                     job_posted.store(true, Ordering::Release);
-                    sleep.new_jobs(1, true, true, || word.wake());
+                    sleep.new_jobs(1, true, true, || sleep.wake(&word));
                 })
             };
             // The worker: announce sleepy, look once more, sleep; it must never sleep through
@@ -120,6 +120,53 @@ mod models {
             }
             sleep.work_found();
             poster.join().unwrap();
+            assert_eq!(
+                sleep.sleeping_workers(),
+                0,
+                "the sleeping count is back to zero"
+            );
+        });
+    }
+
+    /// A pool waker (which takes the sleeper off the sleeping count itself) racing with a
+    /// latch's setter (which leaves the count to the sleeper) and with the sleeper's own
+    /// registration: whoever wakes it, the sleeper is counted out exactly once. Three threads
+    /// are too many for an exhaustive search (it ran past 15 minutes): at most two preemptions
+    /// per execution, which covers each waker acting between any two steps of the sleeper.
+    #[test]
+    fn sleeper_is_counted_out_exactly_once() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(2);
+        builder.check(|| {
+            let sleep = Arc::new(Sleep::new());
+            let word = Arc::new(SleepWord::new());
+            let pool_waker = {
+                let (sleep, word) = (sleep.clone(), word.clone());
+                thread::spawn(move || {
+                    sleep.new_jobs(1, true, true, || sleep.wake(&word));
+                })
+            };
+            let latch = Arc::new(SpinLatch::new(&word));
+            let setter = {
+                let (latch, word) = (latch.clone(), word.clone());
+                thread::spawn(move || {
+                    // SAFETY: the Arcs keep the latch and the word alive in the model.
+                    unsafe { SpinLatch::set(&*latch) };
+                    drop(word);
+                })
+            };
+            let mut idle = IdleState::new();
+            sleep.start_looking();
+            sleep.announce_sleepy(&mut idle);
+            while !latch.core.probe() {
+                if !sleep.sleep(&mut idle, &latch.core, &word, || false) {
+                    sleep.announce_sleepy(&mut idle);
+                }
+            }
+            sleep.work_found();
+            pool_waker.join().unwrap();
+            setter.join().unwrap();
+            assert_eq!(sleep.sleeping_workers(), 0, "counted out exactly once");
         });
     }
 

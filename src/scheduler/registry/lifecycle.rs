@@ -183,7 +183,7 @@ impl Registry {
                 unsafe { CoreLatch::set_and_wake(&seat.terminate, &*seat.sleep_word) };
                 // A worker may be sleeping on a different latch (a join); wake it anyway so
                 // that it notices termination once it returns to its main loop.
-                seat.sleep_word.wake();
+                self.sleep.wake(&seat.sleep_word);
             }
         }
     }

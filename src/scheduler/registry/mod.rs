@@ -712,7 +712,7 @@ impl Registry {
     pub(crate) fn wake_any_worker(&self) -> bool {
         self.seats[..self.num_workers]
             .iter()
-            .any(|seat| seat.sleep_word.wake())
+            .any(|seat| self.sleep.wake(&seat.sleep_word))
     }
 
     /// Pushes a job for any worker of this pool.
@@ -728,7 +728,7 @@ impl Registry {
         let seat = &self.seats[index];
         seat.inbox.push(job);
         self.sleep.new_jobs(1, true, false, || false);
-        seat.sleep_word.wake();
+        self.sleep.wake(&seat.sleep_word);
     }
 
     /// Pushes a spawned job: on the caller's deque if it is a worker or guest of this pool
