@@ -22,6 +22,30 @@ mod models {
         unsafe { JobRef::new(std::ptr::without_provenance::<JobHeader>(n * 8)) }
     }
 
+    /// A thread that sets `latch`, then lets go of `word` (the latch's owner's sleep word).
+    fn spawn_setter(latch: &Arc<SpinLatch>, word: &Arc<SleepWord>) -> thread::JoinHandle<()> {
+        let (latch, word) = (latch.clone(), word.clone());
+        thread::spawn(move || {
+            // SAFETY: the Arcs keep the latch and the word alive in the model; the models
+            // assert what the scheduler relies on instead.
+            unsafe { SpinLatch::set(&*latch) };
+            drop(word);
+        })
+    }
+
+    /// A worker's wait for `latch` (`Seat::wait_until`), which may sleep on `word`.
+    fn wait_on_latch(sleep: &Sleep, latch: &SpinLatch, word: &SleepWord) {
+        let mut idle = IdleState::new();
+        sleep.start_looking();
+        sleep.announce_sleepy(&mut idle);
+        while !latch.core.probe() {
+            if !sleep.sleep(&mut idle, &latch.core, word, || false) {
+                sleep.announce_sleepy(&mut idle);
+            }
+        }
+        sleep.work_found();
+    }
+
     #[test]
     fn deque_push_pop_steal() {
         loom::model(|| {
@@ -147,23 +171,8 @@ mod models {
                 })
             };
             let latch = Arc::new(SpinLatch::new(&word));
-            let setter = {
-                let (latch, word) = (latch.clone(), word.clone());
-                thread::spawn(move || {
-                    // SAFETY: the Arcs keep the latch and the word alive in the model.
-                    unsafe { SpinLatch::set(&*latch) };
-                    drop(word);
-                })
-            };
-            let mut idle = IdleState::new();
-            sleep.start_looking();
-            sleep.announce_sleepy(&mut idle);
-            while !latch.core.probe() {
-                if !sleep.sleep(&mut idle, &latch.core, &word, || false) {
-                    sleep.announce_sleepy(&mut idle);
-                }
-            }
-            sleep.work_found();
+            let setter = spawn_setter(&latch, &word);
+            wait_on_latch(&sleep, &latch, &word);
             pool_waker.join().unwrap();
             setter.join().unwrap();
             assert_eq!(sleep.sleeping_workers(), 0, "counted out exactly once");
@@ -182,25 +191,8 @@ mod models {
             let sleep = Arc::new(Sleep::new());
             let word = Arc::new(SleepWord::new());
             let latch = Arc::new(SpinLatch::new(&word));
-            let setter = {
-                let (latch, word) = (latch.clone(), word.clone());
-                thread::spawn(move || {
-                    // SAFETY: the Arcs keep the latch and the word alive in the model; the
-                    // assertion below checks what the scheduler relies on instead.
-                    unsafe { SpinLatch::set(&*latch) };
-                    drop(word);
-                })
-            };
-            // The waiter: a worker's wait (`Seat::wait_until`), which may sleep on its word.
-            let mut idle = IdleState::new();
-            sleep.start_looking();
-            sleep.announce_sleepy(&mut idle);
-            while !latch.core.probe() {
-                if !sleep.sleep(&mut idle, &latch.core, &word, || false) {
-                    sleep.announce_sleepy(&mut idle);
-                }
-            }
-            sleep.work_found();
+            let setter = spawn_setter(&latch, &word);
+            wait_on_latch(&sleep, &latch, &word);
             // The waiter has left: its word now belongs to someone else, who blocks on it.
             word.block();
             setter.join().unwrap();
