@@ -5,12 +5,13 @@
 //! Indexed work is processed as a loop over chunks taken off the front. A chunk starts at one
 //! item and doubles, so that a thread that gets hungry is answered within a few items even when
 //! items are heavy (where a clock reading says items are cheap, it grows faster, to about
-//! [`RAMP_TICKS`] of work, ending each chunk at a multiple of its size); doubling pauses while chunks take more than [`SETTLED_TICKS`] of work and
-//! hold at least [`SETTLED_MIN_ITEMS`] items (or take more than [`LONG_CHUNK_TICKS`]), so
-//! that the fixed cost of a chunk (a split of producer and consumer, a fold, a reduce, one call
-//! to `split_wanted`) stays small against the work. Growth only pauses, it never stops: one
-//! slow chunk (page faults on fresh memory, a preempted thread) must not pin the chunk size
-//! low for the rest of the loop, which made leaves 64 items long in early measurements.
+//! [`RAMP_TICKS`] of work, ending each chunk at a multiple of its size); doubling pauses while
+//! chunks take more than [`SETTLED_TICKS`] of work and hold at least [`SETTLED_MIN_ITEMS`]
+//! items (or take more than [`LONG_CHUNK_TICKS`]), so that the fixed cost of a chunk (a split
+//! of producer and consumer, a fold, a reduce, one call to `split_wanted`) stays small against
+//! the work. Growth only pauses, it never stops: one slow chunk (page faults on fresh memory, a
+//! preempted thread) must not pin the chunk size low for the rest of the loop, which made
+//! leaves 64 items long in early measurements.
 //! Between chunks the driver splits the rest in halves when the scheduler says an idle thread
 //! wants work (`split_wanted`), or when the rest is longer than `with_max_len` allows. Both
 //! halves run the same loop.
