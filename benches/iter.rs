@@ -124,6 +124,31 @@ fn compute_bound(c: &mut Criterion) {
     group.finish();
 }
 
+/// Few heavy items: 4 per thread, each ~1 ms of dependent square roots (`heavy` over 150,000
+/// rounds). The first item's cost is unknown until it ends; rayon splits up front.
+fn few_heavy_items(c: &mut Criterion) {
+    let items = 4 * blitz_par::current_num_threads();
+    let item = |i: usize| {
+        let mut y = i as f64;
+        for _ in 0..750 {
+            y = heavy(y);
+        }
+        y
+    };
+    let mut group = c.benchmark_group("few_heavy_items");
+    group.sample_size(10);
+    group.bench_function("seq", |b| b.iter(|| (0..items).map(item).sum::<f64>()));
+    group.bench_function("rayon", |b| {
+        use rayon::prelude::*;
+        b.iter(|| (0..items).into_par_iter().map(item).sum::<f64>())
+    });
+    group.bench_function("blitz", |b| {
+        use blitz_par::prelude::*;
+        b.iter(|| (0..items).into_par_iter().map(item).sum::<f64>())
+    });
+    group.finish();
+}
+
 fn enumerate_fill(c: &mut Criterion) {
     let mut v = vec![0u64; 10_000_000];
     let mut group = c.benchmark_group("enumerate_fill_10M");
@@ -290,6 +315,7 @@ criterion_group!(
     map_collect,
     filter_collect,
     compute_bound,
+    few_heavy_items,
     enumerate_fill,
     consumers,
     strings

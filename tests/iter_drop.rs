@@ -289,3 +289,58 @@ fn string_extend_keeps_the_target_on_panic() {
     target.par_extend(text.par_chars());
     assert_eq!(target, format!("kept{text}"));
 }
+
+/// Waits until `done` holds, yielding, for at most a minute (Miri is slow); returns whether
+/// it held.
+fn wait_for(done: impl Fn() -> bool) -> bool {
+    let guard = std::time::Instant::now();
+    while !done() {
+        if guard.elapsed() > std::time::Duration::from_secs(60) {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
+/// A short loop's first item that runs long has the rest of the loop handed to the pool
+/// (the watch, `scheduler/watch.rs`): item 0 here waits until the other seven have run.
+/// Without a panic the items come back in order; with a panic in item 0 (after the rest
+/// ran elsewhere) or in an item of the rest, the caller gets it and every item is dropped
+/// once. Called from outside every pool, so the caller waits for the rest on a blocking
+/// latch.
+#[test]
+fn watched_loops_hand_out_the_rest_and_drop_every_item_once() {
+    for panic_at in [None, Some(0), Some(5)] {
+        balanced(|| {
+            let rest_started = AtomicUsize::new(0);
+            let rescued = std::sync::atomic::AtomicBool::new(true);
+            let run = || {
+                (0..8usize)
+                    .into_par_iter()
+                    .map(|i| {
+                        if i == 0 {
+                            let all = wait_for(|| rest_started.load(Ordering::SeqCst) == 7);
+                            rescued.store(all, Ordering::SeqCst);
+                        } else {
+                            rest_started.fetch_add(1, Ordering::SeqCst);
+                        }
+                        assert!(panic_at != Some(i), "injected panic");
+                        Counted::new(i)
+                    })
+                    .collect::<Vec<_>>()
+            };
+            match panic_at {
+                None => {
+                    let v = run();
+                    assert!(v.iter().enumerate().all(|(i, c)| c.value == i));
+                }
+                Some(_) => assert!(panics_at(run)),
+            }
+            assert!(
+                rescued.load(Ordering::SeqCst),
+                "the rest did not run while item 0 did"
+            );
+        });
+    }
+}

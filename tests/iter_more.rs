@@ -629,3 +629,77 @@ fn heavy_items_are_shared_at_once() {
         });
     }
 }
+
+/// A short loop's first item that runs long has the rest of the loop handed to the pool
+/// while it runs (the watch, `scheduler/watch.rs`): item 0 waits until every other item has
+/// run (10 s guard), in a `for_each`, a collect into a vector (whose loop keeps one folder)
+/// and a `sum`, inside a pool (the caller waits in its seat) and from outside every pool.
+/// Before the watch the rest ran only after item 0, each case waiting out the guard.
+#[test]
+fn a_long_first_item_hands_out_the_rest() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    type Item<'a> = &'a (dyn Fn(usize) + Sync);
+    let check = |name: &str, n: usize, drive: &(dyn Fn(Item<'_>) + Sync)| {
+        let others = AtomicUsize::new(0);
+        let gave_up = AtomicBool::new(false);
+        let item = |i: usize| {
+            if i > 0 {
+                others.fetch_add(1, Ordering::SeqCst);
+                return;
+            }
+            let guard = Instant::now();
+            while others.load(Ordering::SeqCst) < n - 1 {
+                if guard.elapsed() > Duration::from_secs(10) {
+                    gave_up.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        };
+        drive(&item);
+        assert!(!gave_up.load(Ordering::SeqCst), "{name}: the rest waited");
+    };
+    for n in [2, 5, 16] {
+        for inside in [true, false] {
+            let on = |f: &(dyn Fn() + Sync)| {
+                if inside {
+                    pool.install(f)
+                } else {
+                    f()
+                }
+            };
+            check("for_each", n, &|item| {
+                on(&|| (0..n).into_par_iter().for_each(item))
+            });
+            check("collect", n, &|item| {
+                on(&|| {
+                    let v: Vec<usize> = (0..n)
+                        .into_par_iter()
+                        .map(|i| {
+                            item(i);
+                            i * 3
+                        })
+                        .collect();
+                    assert_eq!(v, (0..n).map(|i| i * 3).collect::<Vec<_>>());
+                })
+            });
+            check("sum", n, &|item| {
+                on(&|| {
+                    let s: usize = (0..n)
+                        .into_par_iter()
+                        .map(|i| {
+                            item(i);
+                            i
+                        })
+                        .sum();
+                    assert_eq!(s, n * (n - 1) / 2);
+                })
+            });
+        }
+    }
+}

@@ -207,7 +207,7 @@ impl CountLatch {
     }
 
     /// Whether the count reached zero (Acquire, as the inner latch's probe).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn probe(&self) -> bool {
         match &self.target {
             CountTarget::Seat(latch) => latch.core.probe(),
@@ -223,6 +223,18 @@ impl CountLatch {
         match &self.target {
             CountTarget::Seat(latch) => &latch.core,
             CountTarget::Blocking(_) => unreachable!("a blocking count latch has no seat"),
+        }
+    }
+
+    /// The latch a thread with no seat waits on.
+    #[cfg(not(loom))]
+    ///
+    /// # Panics
+    /// If the latch was made with [`new`](Self::new).
+    pub(crate) fn blocking_latch(&self) -> &BlockingLatch {
+        match &self.target {
+            CountTarget::Blocking(latch) => latch,
+            CountTarget::Seat(_) => unreachable!("a seat's count latch is waited on in the seat"),
         }
     }
 

@@ -606,6 +606,43 @@ impl Seat {
         }
     }
 
+    /// For a guest that waits on a blocking latch (the owner of a watched loop whose rest
+    /// was handed out, `watch.rs`, which entered the pool only then): runs jobs while there
+    /// are any, asking busy seats for splits as an idle guest does, then blocks on the latch,
+    /// as `wait_until` puts a guest to sleep (a guest is not woken for new work). Owner only.
+    ///
+    /// # Safety
+    /// Only the thread occupying this seat, a guest seat, may call it.
+    #[cfg(not(loom))]
+    pub(crate) unsafe fn help_until(&self, latch: &super::latch::BlockingLatch) {
+        debug_assert!(!self.is_worker());
+        // SAFETY: owner, by contract.
+        let _hold = unsafe { self.hold() };
+        let mut idle = IdleState::new();
+        while !latch.probe() {
+            // SAFETY: owner, by contract.
+            if let Some(job) = unsafe { self.find_work() } {
+                // SAFETY: owner, by contract.
+                unsafe { self.local() }.reset_heartbeat();
+                // SAFETY: we took the job out of a queue, so we own its execution.
+                unsafe { job.execute() };
+                idle = IdleState::new();
+                continue;
+            }
+            idle.rounds += 1;
+            if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+                // SAFETY: owner, by contract.
+                unsafe { self.request_split() };
+                idle.pause();
+            } else {
+                let registry = self.registry();
+                registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                latch.wait();
+                registry.active_guests.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Executes one available job if there is one (for `yield_now`). Owner only.
     pub(crate) unsafe fn yield_one(&self, local_only: bool) -> bool {
         let job = if local_only {
@@ -696,7 +733,7 @@ impl Registry {
     /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
     /// guest running parallel work holds its core), and no worker is awake and idle, which
     /// would ask for work itself.
-    fn beat_should_wake(&self) -> bool {
+    pub(crate) fn beat_should_wake(&self) -> bool {
         let sleeping = self.sleep.sleeping_workers() as usize;
         sleeping > self.active_guests.load(Ordering::Relaxed)
             && self.sleep.idle_awake_workers() == 0

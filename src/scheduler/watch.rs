@@ -1,0 +1,464 @@
+//! The watch: handing the rest of a short loop to the pool while its first item runs long.
+//!
+//! The iterator driver learns what items cost by running the first one, and it cannot split
+//! while an item runs: nothing polls inside a user's closure. Rayon splits up front, so 8
+//! items of 5 ms on 8 threads take it 5 ms; they took us 10 (the first item alone, then the
+//! rest in parallel). Splitting up front would cost a push and a wake-up on every call, and
+//! a wake-up costs tens of microseconds of some core's time: what keeps a 1,000-item sum at
+//! a sequential loop's cost is that nobody is woken for it.
+//!
+//! So the driver *watches* the first chunk of a short loop instead ([`watch`]): it publishes
+//! the rest of the loop in its thread's watch slot (a pointer, a registry and a clock
+//! reading: three plain stores), runs the chunk, and takes the slot back with one swap. A
+//! background thread, the watchman, looks at the slots every [`PATROL`] while loops are
+//! being watched. A slot watched for more than [`RESCUE_TICKS`] (about 50 us) has its rest
+//! taken (a CAS on the slot's pointer) and injected into the pool with the time the chunk
+//! has run so far, which tells the loop that picks it up that its items are heavy: it splits
+//! them down to single items and wakes sleepers for them at once (`share_waking`). The
+//! owner's swap then finds the slot empty, and it waits for the rest as for a stolen join:
+//! in its seat, running jobs, or, outside every pool, as a guest that enters only now and
+//! helps while there is work to steal (`Seat::help_until`), then blocks. From the rescue on,
+//! such an owner counts as a guest (`Registry::active_guests`), so the workers woken for the
+//! rest leave its core to it (on the 2-core VM three threads on two cores had made 8 items
+//! of ~0.8 ms no faster than without the watch).
+//!
+//! Costs: the watchman sleeps for good (no timer) after [`PATROL_ROUNDS`] rounds that see no
+//! new watch, and the next watch wakes it (one `unpark`, a futex wake); while loops keep
+//! being watched it wakes every [`PATROL`], about 2,000 short wake-ups a second, and every
+//! [`RESCUE_AFTER`] for a while after a rescue. A loop whose first chunk is short pays the
+//! three stores and the swap: about 10 ns (a sum of 8 to 64 items on the 2-core VM, best of
+//! 101 rounds of 200 calls: 51 against 40 ns; the sequential loop takes 2 to 8 ns).
+//!
+//! Memory ordering: the owner's stores of the frame, the registry and the clock reading
+//! happen before its Release store of the slot's pointer; the watchman's CAS reads that
+//! store (Acquire), so it sees them. Exactly one of the owner's swap and the watchman's CAS
+//! takes the pointer out of the slot (both are read-modify-writes of one atomic), and the
+//! one that does owns the rest. The watchman writes the elapsed time into the frame before
+//! injecting it; the injector's push and pop order that write before the executing worker's
+//! read. The worker's result reaches the owner through the frame's latch (Release/Acquire).
+//! A watch whose store the watchman misses as it goes to sleep for good (it stores
+//! [`DEEP`], the owner reads the state before seeing it; it then rechecks the slots, but
+//! without a SeqCst pair either may miss the other) is only not rescued: its loop runs as it
+//! would without the watch.
+
+use super::job::{JobHeader, JobRef};
+use super::latch::CountLatch;
+use super::pool::{global_registry, GLOBAL};
+use super::registry::{current_seat, Registry};
+use crate::sync::{ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::cell::UnsafeCell;
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::sync::{Arc, OnceLock};
+use std::thread::Thread;
+use std::time::Duration;
+
+/// How long a watched item runs before the rest of its loop goes to the pool: about 50 us
+/// at a 2.5 GHz TSC (nanoseconds elsewhere). Over twice what a split must be worth
+/// (`MIN_SPLIT_TICKS` in the splitter): the rest of a loop whose first item took that long
+/// is worth at least a split. Against 100 us, 8 items of ~0.8 ms on the 2-core VM, called
+/// back to back, took 3.36 against 3.55 ms (rayon 3.29), the watchman's CPU unchanged.
+pub(crate) const RESCUE_TICKS: u64 = ticks_for(125_000, 50_000);
+
+/// The watchman's sleep before it looks at a watch it expects to be due: after a watch woke
+/// it, when a watch has run for a quarter of [`RESCUE_TICKS`], and for [`HURRY_ROUNDS`]
+/// after a rescue. Shorter than `RESCUE_TICKS` because Linux adds its timer slack (50 us by
+/// default) to every timed sleep: on the 2-core VM `park_timeout` of 10 us slept 23 to 81
+/// us, of 50 us 102 us.
+const RESCUE_AFTER: Duration = Duration::from_micros(20);
+
+/// The watchman's interval while loops are being watched: a rescue comes between
+/// [`RESCUE_TICKS`] and this much later. 500 us keeps the watchman's own cost to ~2,000
+/// wake-ups a second (well under 1% of a core) while loops keep coming.
+const PATROL: Duration = Duration::from_micros(500);
+
+/// Rounds at the short interval ([`RESCUE_AFTER`]) after a rescue: where one loop had heavy
+/// items, the next ones likely have too, and a rescue [`PATROL`] late gains little on items
+/// of a millisecond. About 5 ms of rounds; while heavy loops keep coming (8 items of ~0.8 ms
+/// back to back on the 2-core VM) the watchman used 1% of a core.
+const HURRY_ROUNDS: u32 = 64;
+
+/// Rounds without any new watch after which the watchman sleeps until the next watch wakes
+/// it (about 4 ms).
+const PATROL_ROUNDS: u32 = 8;
+
+/// Loops of more than this many items per thread of the pool are not watched: the first
+/// item's time is then at most 1/16 of what each thread has to do (rayon splits such loops
+/// up front as well, but the difference is small), and the watch's few nanoseconds are not
+/// spent on longer loops of cheap items (a 1,000-item sum takes ~125 ns).
+pub(crate) const WATCH_ITEMS_PER_THREAD: usize = 16;
+
+/// Watchman states.
+const PATROLLING: u32 = 0;
+/// The watchman sleeps until a watch unparks it.
+const DEEP: u32 = 1;
+
+static STATE: AtomicU32 = AtomicU32::new(PATROLLING);
+
+/// The watchman thread, started by the first watch (`None` if it could not be started: then
+/// nothing is watched).
+static WATCHMAN: OnceLock<Option<Thread>> = OnceLock::new();
+
+/// A thread's watch slot. Slots are never freed: a thread's slot is marked free when the
+/// thread ends and taken by the next thread that watches a loop, so there are as many slots
+/// as threads ever watched loops at once.
+#[repr(align(128))]
+struct Slot {
+    /// The watched frame (a [`WatchHead`] first), or null.
+    job: AtomicPtr<JobHeader>,
+    /// The clock when the watch began.
+    since: AtomicU64,
+    /// The registry the rest goes to.
+    registry: AtomicPtr<Registry>,
+    /// Whether a live thread owns the slot.
+    in_use: AtomicBool,
+    /// The next slot of the list; fixed before the slot is published.
+    next: *const Slot,
+}
+
+// SAFETY: every field shared between threads is an atomic; `next` is written before the
+// slot is published (Release CAS on `SLOTS`) and never again.
+unsafe impl Sync for Slot {}
+
+/// The list of all slots, newest first.
+static SLOTS: AtomicPtr<Slot> = AtomicPtr::new(std::ptr::null_mut());
+
+fn slots() -> impl Iterator<Item = &'static Slot> {
+    let mut next = SLOTS.load(Ordering::Acquire).cast_const();
+    std::iter::from_fn(move || {
+        // SAFETY: slots are leaked when created and never freed; `next` was fixed before
+        // publication, which the Acquire loads above and of a previous slot's publisher saw.
+        let slot = unsafe { next.as_ref()? };
+        next = slot.next;
+        Some(slot)
+    })
+}
+
+/// A free slot, or a new one.
+fn claim_slot() -> &'static Slot {
+    for slot in slots() {
+        if !slot.in_use.load(Ordering::Relaxed)
+            && slot
+                .in_use
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            return slot;
+        }
+    }
+    let slot: &'static mut Slot = Box::leak(Box::new(Slot {
+        job: AtomicPtr::new(std::ptr::null_mut()),
+        since: AtomicU64::new(0),
+        registry: AtomicPtr::new(std::ptr::null_mut()),
+        in_use: AtomicBool::new(true),
+        next: std::ptr::null(),
+    }));
+    let mut head = SLOTS.load(Ordering::Relaxed);
+    loop {
+        slot.next = head;
+        match SLOTS.compare_exchange_weak(head, slot, Ordering::Release, Ordering::Relaxed) {
+            Ok(_) => return slot,
+            Err(now) => head = now,
+        }
+    }
+}
+
+/// A thread's claim on its slot, given back when the thread ends.
+struct SlotClaim(&'static Slot);
+
+impl Drop for SlotClaim {
+    fn drop(&mut self) {
+        // A thread ends outside every loop, so the slot is not watched.
+        debug_assert!(self.0.job.load(Ordering::Relaxed).is_null());
+        self.0.in_use.store(false, Ordering::Release);
+    }
+}
+
+thread_local! {
+    static MY_SLOT: SlotClaim = SlotClaim(claim_slot());
+}
+
+/// The watchman, started on first use.
+fn watchman() -> Option<&'static Thread> {
+    WATCHMAN
+        .get_or_init(|| {
+            std::thread::Builder::new()
+                .name("blitz-par-watch".into())
+                .spawn(patrol)
+                .ok()
+                .map(|handle| handle.thread().clone())
+        })
+        .as_ref()
+}
+
+/// The start of every watched frame, the part the watchman reaches.
+#[repr(C)]
+struct WatchHead {
+    header: JobHeader,
+    /// Ticks the item had run when the watchman took the rest (written by it, read by the
+    /// worker that runs the rest).
+    elapsed: UnsafeCell<u64>,
+    /// Whether the owner runs outside every pool: once the rest is handed out, it counts as
+    /// a guest running parallel work (`Registry::active_guests`) until its chunk ends, so
+    /// that the workers woken for the rest leave it its core.
+    guest: bool,
+    latch: CountLatch,
+}
+
+/// A watched loop's rest, on its owner's stack.
+#[repr(C)]
+struct WatchFrame<T, F, R> {
+    head: WatchHead,
+    rest: UnsafeCell<ManuallyDrop<(T, F)>>,
+    result: UnsafeCell<MaybeUninit<std::thread::Result<R>>>,
+}
+
+/// Runs the rest of a watched loop that the watchman took.
+///
+/// # Safety
+/// `header` is the head of a live `WatchFrame<T, F, R>` that the watchman took out of its
+/// slot (so its owner waits on its latch and nobody else runs it).
+unsafe fn execute_watched<T, F, R>(header: NonNull<JobHeader>)
+where
+    F: FnOnce(T, u64) -> R,
+{
+    let frame = header.as_ptr().cast_const().cast::<WatchFrame<T, F, R>>();
+    // SAFETY: by contract the frame is alive and this is its one execution; the watchman's
+    // write of `elapsed` was ordered before this by the injector.
+    unsafe {
+        let (data, rescue) = ManuallyDrop::take(&mut *(*frame).rest.get());
+        let elapsed = *(*frame).head.elapsed.get();
+        let result = catch_unwind(AssertUnwindSafe(move || rescue(data, elapsed)));
+        (*(*frame).result.get()).write(result);
+        // After this the owner may return and free the frame.
+        CountLatch::decrement(&raw const (*frame).head.latch);
+    }
+}
+
+/// Runs `first` (the first chunk of a loop of `items` items, begun at clock `since`) while
+/// the rest of the loop, `data`, is watched: if `first` runs longer than [`RESCUE_TICKS`],
+/// the watchman hands `data` to a worker of the pool, which runs `rescue(data, elapsed)`,
+/// `elapsed` being how long `first` had run by then. Returns `first`'s result and either
+/// `data` back (not handed out: the caller goes on with it) or `rescue`'s result.
+///
+/// Loops of more than [`WATCH_ITEMS_PER_THREAD`] items per thread, and loops inside a
+/// watched item of the same thread, are not watched. A panic of `first` propagates after
+/// `rescue` (if it was handed out) has finished; a panic of `rescue` propagates to the
+/// caller.
+pub(crate) fn watch<T, F, R, RA>(
+    items: usize,
+    since: u64,
+    data: T,
+    rescue: F,
+    first: impl FnOnce() -> RA,
+) -> (RA, Result<T, R>)
+where
+    T: Send,
+    F: FnOnce(T, u64) -> R + Send,
+    R: Send,
+{
+    let seat = current_seat();
+    let registry: &Registry = if seat.is_null() {
+        global_registry()
+    } else {
+        // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this call.
+        unsafe { (*seat).registry() }
+    };
+    if items > WATCH_ITEMS_PER_THREAD.saturating_mul(registry.num_threads()) {
+        return (first(), Ok(data));
+    }
+    let Ok(slot) = MY_SLOT.try_with(|claim| claim.0) else {
+        return (first(), Ok(data));
+    };
+    if !slot.job.load(Ordering::Relaxed).is_null() {
+        // A loop around this one, on this thread, is watched: its rescue covers this one.
+        return (first(), Ok(data));
+    }
+    let Some(watchman) = watchman() else {
+        return (first(), Ok(data));
+    };
+    let frame = WatchFrame::<T, F, R> {
+        head: WatchHead {
+            header: JobHeader {
+                execute: execute_watched::<T, F, R>,
+            },
+            elapsed: UnsafeCell::new(0),
+            guest: seat.is_null(),
+            latch: if seat.is_null() {
+                CountLatch::new_blocking()
+            } else {
+                // SAFETY: as above.
+                CountLatch::new(unsafe { &(*seat).sleep_word })
+            },
+        },
+        rest: UnsafeCell::new(ManuallyDrop::new((data, rescue))),
+        result: UnsafeCell::new(MaybeUninit::uninit()),
+    };
+    // Derived from the whole frame: the worker reaches `rest` and `result` through it.
+    let ptr = (&raw const frame).cast::<JobHeader>().cast_mut();
+    slot.registry
+        .store(std::ptr::from_ref(registry).cast_mut(), Ordering::Relaxed);
+    slot.since.store(since, Ordering::Relaxed);
+    slot.job.store(ptr, Ordering::Release);
+    if STATE.load(Ordering::Relaxed) == DEEP
+        && STATE
+            .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        watchman.unpark();
+    }
+    let ra = catch_unwind(AssertUnwindSafe(first));
+    let mine = slot.job.swap(std::ptr::null_mut(), Ordering::Acquire);
+    if !mine.is_null() {
+        debug_assert_eq!(mine, ptr);
+        // Not handed out: nobody else has seen `rest`.
+        let (data, _) = ManuallyDrop::into_inner(frame.rest.into_inner());
+        return match ra {
+            Ok(ra) => (ra, Ok(data)),
+            Err(payload) => {
+                drop(data);
+                resume_unwind(payload)
+            }
+        };
+    }
+    // Handed out: wait for the worker, as a join waits for its thief.
+    if seat.is_null() {
+        // The watchman counted us as a guest; now become one for real, so as to help with
+        // the rest (it splits and shares at once) instead of blocking while a worker may
+        // still be waking up. Entering costs tens of nanoseconds, against a rest of
+        // milliseconds. With every guest seat taken, block.
+        registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+        let latch = frame.head.latch.blocking_latch();
+        let helped = registry.try_enter_as_guest(latch, |latch| {
+            // SAFETY: we just entered, so CURRENT is our own guest seat.
+            unsafe { (*current_seat()).help_until(latch) }
+        });
+        if helped.is_err() {
+            latch.wait();
+        }
+    } else {
+        // SAFETY: our own seat (the same as when the latch was made: `first` returned, so
+        // any `enter` inside it has been left).
+        unsafe { (*seat).wait_until(frame.head.latch.seat_latch()) };
+    }
+    // SAFETY: the latch is set, so the worker wrote the result (Release/Acquire through it).
+    let rb = unsafe { (*frame.result.get()).assume_init_read() };
+    match (ra, rb) {
+        (Ok(ra), Ok(rb)) => (ra, Err(rb)),
+        (Err(payload), _) | (_, Err(payload)) => resume_unwind(payload),
+    }
+}
+
+/// Whether handing out a loop's rest to `registry` can help now: a worker sleeps (and not
+/// only because guests hold the cores) or is awake and idle. Known only for the global pool,
+/// which is never freed; a slot's registry may otherwise end as soon as its loop does.
+fn worth_rescue(registry: *const Registry) -> bool {
+    match GLOBAL.get() {
+        Some(global) if std::ptr::eq(Arc::as_ptr(global), registry) => {
+            let sleep = &global.sleep;
+            sleep.sleeping_workers() as usize > global.active_guests.load(Ordering::Relaxed)
+                || sleep.idle_awake_workers() > 0
+        }
+        _ => true,
+    }
+}
+
+/// The watchman's loop (see the module docs).
+fn patrol() {
+    let mut quiet = 0u32;
+    let mut newest = 0u64;
+    let mut woken = false;
+    // Rounds left at the short interval after a rescue.
+    let mut hurry = 0u32;
+    loop {
+        if woken {
+            // A watch woke us: its item has just begun.
+            std::thread::park_timeout(RESCUE_AFTER);
+            woken = false;
+        }
+        let now = ticks();
+        let mut watched = false;
+        let mut soon = false;
+        let mut latest = newest;
+        for slot in slots() {
+            let since = slot.since.load(Ordering::Relaxed);
+            if since.wrapping_sub(latest) < u64::MAX / 2 {
+                latest = since;
+            }
+            let job = slot.job.load(Ordering::Acquire);
+            if job.is_null() {
+                continue;
+            }
+            watched = true;
+            let age = now.wrapping_sub(since);
+            if age >= u64::MAX / 2 {
+                // Read `since` before the clock moved past it on this core: just begun.
+                continue;
+            }
+            if age < RESCUE_TICKS {
+                // Watched for a quarter of the time already: its item is not a short one,
+                // look again when it is due. (The watches of a stream of short loops are
+                // younger than that, and wait for the next patrol.)
+                soon |= age >= RESCUE_TICKS / 4;
+                continue;
+            }
+            // Only compared with the global pool's address: harmless if stale.
+            if !worth_rescue(slot.registry.load(Ordering::Relaxed)) {
+                continue;
+            }
+            if slot
+                .job
+                .compare_exchange(
+                    job,
+                    std::ptr::null_mut(),
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            {
+                // The owner stored the registry before its Release store of the pointer our
+                // CAS read, and cannot watch again before the rest we took is done.
+                let registry = slot.registry.load(Ordering::Relaxed);
+                // SAFETY: we took the frame out of its slot, so its owner waits on its latch
+                // (the frame and the registry it named, whose thread it is in, stay alive
+                // until the latch is set) and nobody else runs it. Its stores were made
+                // before its Release store of the pointer, which our CAS read.
+                unsafe {
+                    let head = job.cast_const().cast::<WatchHead>();
+                    *(*head).elapsed.get() = age;
+                    if (*head).guest {
+                        (*registry).active_guests.fetch_add(1, Ordering::Relaxed);
+                    }
+                    (*registry).inject(JobRef::from_ptr(job));
+                }
+                hurry = HURRY_ROUNDS;
+            }
+        }
+        if latest != newest {
+            newest = latest;
+            quiet = 0;
+        } else if !watched {
+            quiet += 1;
+        }
+        if quiet >= PATROL_ROUNDS {
+            STATE.store(DEEP, Ordering::SeqCst);
+            if slots().any(|slot| !slot.job.load(Ordering::SeqCst).is_null()) {
+                STATE.store(PATROLLING, Ordering::Relaxed);
+                continue;
+            }
+            while STATE.load(Ordering::Acquire) == DEEP {
+                std::thread::park();
+            }
+            quiet = 0;
+            woken = true;
+            continue;
+        }
+        hurry = hurry.saturating_sub(1);
+        std::thread::park_timeout(if soon || hurry > 0 {
+            RESCUE_AFTER
+        } else {
+            PATROL
+        });
+    }
+}
