@@ -250,7 +250,14 @@ pub(crate) fn share_now() {
 }
 
 #[cfg(not(loom))]
-pub(crate) use watch::watch;
+pub(crate) use watch::{may_watch, watch};
+
+/// Under loom nothing is watched.
+#[cfg(loom)]
+#[inline]
+pub(crate) fn may_watch(_items: usize) -> bool {
+    false
+}
 
 /// Under loom nothing is watched (the watchman is a real thread with timed sleeps): `first`
 /// runs and `data` comes back.

@@ -44,8 +44,10 @@
 use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::pool::{global_registry, GLOBAL};
-use super::registry::{current_seat, Registry};
-use crate::sync::{ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use super::registry::{current_seat, Registry, Seat};
+use crate::sync::{
+    ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -88,6 +90,29 @@ const PATROL_ROUNDS: u32 = 8;
 /// up front as well, but the difference is small), and the watch's few nanoseconds are not
 /// spent on longer loops of cheap items (a 1,000-item sum takes ~125 ns).
 pub(crate) const WATCH_ITEMS_PER_THREAD: usize = 16;
+
+/// The longest loop any pool would watch: [`WATCH_ITEMS_PER_THREAD`] items per thread of
+/// the largest pool started so far. Checked first ([`may_watch`]), so that longer loops pay
+/// one load for the watch.
+static WATCH_MAX: AtomicUsize = AtomicUsize::new(0);
+
+/// Records that a pool of `threads` threads started (see [`WATCH_MAX`]).
+pub(crate) fn pool_started(threads: usize) {
+    WATCH_MAX.fetch_max(
+        threads.saturating_mul(WATCH_ITEMS_PER_THREAD),
+        Ordering::Relaxed,
+    );
+}
+
+/// Whether a loop of `items` items may be watched by [`watch`]: false for loops longer than
+/// any started pool watches. Before the first pool starts, true: [`watch`] starts the global
+/// pool then (a program whose one parallel loop is over a few heavy items, a command-line
+/// tool working on a few files, needs it most).
+#[inline]
+pub(crate) fn may_watch(items: usize) -> bool {
+    let max = WATCH_MAX.load(Ordering::Relaxed);
+    items <= max || max == 0
+}
 
 /// Watchman states.
 const PATROLLING: u32 = 0;
@@ -308,45 +333,80 @@ where
     {
         watchman.unpark();
     }
-    let ra = catch_unwind(AssertUnwindSafe(first));
-    let mine = slot.job.swap(std::ptr::null_mut(), Ordering::Acquire);
-    if !mine.is_null() {
-        debug_assert_eq!(mine, ptr);
+    let watched = Watched {
+        slot,
+        frame: &frame,
+        seat,
+        registry,
+    };
+    let ra = first();
+    let settled = watched.settle();
+    // Settled: the guard's unwinding path is not needed.
+    std::mem::forget(watched);
+    match settled {
         // Not handed out: nobody else has seen `rest`.
-        let (data, _) = ManuallyDrop::into_inner(frame.rest.into_inner());
-        return match ra {
-            Ok(ra) => (ra, Ok(data)),
-            Err(payload) => {
-                drop(data);
-                resume_unwind(payload)
-            }
-        };
+        None => (ra, Ok(ManuallyDrop::into_inner(frame.rest.into_inner()).0)),
+        Some(Ok(rb)) => (ra, Err(rb)),
+        Some(Err(payload)) => resume_unwind(payload),
     }
-    // Handed out: wait for the worker, as a join waits for its thief.
-    if seat.is_null() {
-        // The watchman counted us as a guest; now become one for real, so as to help with
-        // the rest (it splits and shares at once) instead of blocking while a worker may
-        // still be waking up. Entering costs tens of nanoseconds, against a rest of
-        // milliseconds. With every guest seat taken, block.
-        registry.active_guests.fetch_sub(1, Ordering::Relaxed);
-        let latch = frame.head.latch.blocking_latch();
-        let helped = registry.try_enter_as_guest(latch, |latch| {
-            // SAFETY: we just entered, so CURRENT is our own guest seat.
-            unsafe { (*current_seat()).help_until(latch) }
-        });
-        if helped.is_err() {
-            latch.wait();
+}
+
+/// The owner's side of a watch once its chunk has returned or is unwinding (a guard rather
+/// than `catch_unwind`, which cost a few nanoseconds on every short loop).
+struct Watched<'a, T, F, R> {
+    slot: &'static Slot,
+    frame: &'a WatchFrame<T, F, R>,
+    seat: *const Seat,
+    registry: &'a Registry,
+}
+
+impl<T, F, R> Watched<'_, T, F, R> {
+    /// Takes the watch back: `None` if the rest was not handed out (the caller takes it back
+    /// out of the frame), else the rest's result, once it is done.
+    fn settle(&self) -> Option<std::thread::Result<R>> {
+        let mine = self.slot.job.swap(std::ptr::null_mut(), Ordering::Acquire);
+        if !mine.is_null() {
+            debug_assert_eq!(mine.cast_const(), std::ptr::from_ref(self.frame).cast());
+            return None;
         }
-    } else {
-        // SAFETY: our own seat (the same as when the latch was made: `first` returned, so
-        // any `enter` inside it has been left).
-        unsafe { (*seat).wait_until(frame.head.latch.seat_latch()) };
+        // Handed out: wait for the worker, as a join waits for its thief.
+        let latch = &self.frame.head.latch;
+        if self.seat.is_null() {
+            // The watchman counted us as a guest; now become one for real, so as to help
+            // with the rest (it splits and shares at once) instead of blocking while a worker
+            // may still be waking up. Entering costs tens of nanoseconds, against a rest of
+            // milliseconds. With every guest seat taken, block.
+            let registry = self.registry;
+            registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+            let latch = latch.blocking_latch();
+            let helped = registry.try_enter_as_guest(latch, |latch| {
+                // SAFETY: we just entered, so CURRENT is our own guest seat.
+                unsafe { (*current_seat()).help_until(latch) }
+            });
+            if helped.is_err() {
+                latch.wait();
+            }
+        } else {
+            // SAFETY: our own seat (the same as when the latch was made: the chunk returned,
+            // so any `enter` inside it has been left).
+            unsafe { (*self.seat).wait_until(latch.seat_latch()) };
+        }
+        // SAFETY: the latch is set, so the worker wrote the result (Release/Acquire through
+        // it), and nothing else reads it.
+        Some(unsafe { (*self.frame.result.get()).assume_init_read() })
     }
-    // SAFETY: the latch is set, so the worker wrote the result (Release/Acquire through it).
-    let rb = unsafe { (*frame.result.get()).assume_init_read() };
-    match (ra, rb) {
-        (Ok(ra), Ok(rb)) => (ra, Err(rb)),
-        (Err(payload), _) | (_, Err(payload)) => resume_unwind(payload),
+}
+
+impl<T, F, R> Drop for Watched<'_, T, F, R> {
+    /// The chunk panicked: settle the watch before the frame goes (the rest may borrow what
+    /// the unwinding frees), then let the panic go on; the rest's own result or panic is
+    /// dropped.
+    fn drop(&mut self) {
+        if self.settle().is_none() {
+            // SAFETY: not handed out, so `rest` is still in the frame and ours; the frame is
+            // not used again (it is being unwound).
+            unsafe { ManuallyDrop::drop(&mut *self.frame.rest.get()) };
+        }
     }
 }
 

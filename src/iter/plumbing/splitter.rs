@@ -84,7 +84,9 @@
 //! [`eager_depth`] times and hands every piece to this driver.
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
-use crate::scheduler::{beat_now, join, share_waking, split_wanted, split_wanted_at, watch};
+use crate::scheduler::{
+    beat_now, join, may_watch, share_waking, split_wanted, split_wanted_at, watch,
+};
 use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -621,7 +623,7 @@ where
             Step::Peel(n) => {
                 let (front_p, rest_p) = producer.split_at(n);
                 let (front_c, rest_c, reducer) = consumer.split_at(n);
-                let ((result, full), rest) = if pacer.fresh() {
+                let ((result, full), rest) = if pacer.fresh() && may_watch(len) {
                     // The loop's first chunk: nothing is known of the items' cost yet.
                     let rest_pacer = pacer;
                     watch(
@@ -826,7 +828,7 @@ where
                         pacer.record(n, len - n);
                         (folder, rest_p, rest_c)
                     }
-                    None if pacer.fresh() => {
+                    None if pacer.fresh() && may_watch(len) => {
                         // The loop's first chunk, as in `drive_indexed`.
                         let rest_pacer = pacer;
                         let (folder, rest) = watch(

@@ -74,6 +74,8 @@ impl Registry {
         // The sleep counters hold worker counts in 16 bits (sleep.rs): `max_num_threads`.
         let n = config.num_threads.clamp(1, MAX_NUM_THREADS);
         let guests = config.guest_seats.min(64);
+        #[cfg(not(loom))]
+        super::super::watch::pool_started(n);
         let registry = Arc::new_cyclic(|weak| {
             let ptr = weak.as_ptr();
             let seats = (0..n + guests)
