@@ -670,6 +670,7 @@ enum Watched<P, C, A, R> {
 /// check and the moves of the rest through the watch made the chunks of long cheap loops
 /// slower (a 10M-item sum took 2.0 to 2.6 against 1.5 ms on the 2-core VM).
 #[inline(never)]
+#[allow(clippy::type_complexity)]
 fn watch_first_chunk<P, C>(
     len: usize,
     producer: P,
@@ -708,6 +709,7 @@ where
 /// [`watch_first_chunk`] for a loop whose folder continues (`drive_continuing`): what goes
 /// on is the first chunk's open folder.
 #[inline(never)]
+#[allow(clippy::type_complexity)]
 fn watch_first_folder<P, C>(
     len: usize,
     producer: P,
