@@ -635,6 +635,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// not for the threads themselves to end: code after `run` in a thread may still be
     /// running, so join the threads yourself if you need that.
     ///
+    /// Only the workers come from `spawn`: the one helper thread of the whole process that
+    /// watches the first item of short parallel loops (`blitz-par-watch`, started by the
+    /// first such loop) is a `std::thread`. It runs no user code.
+    ///
     /// ```
     /// use std::sync::Mutex;
     /// let handles = Mutex::new(Vec::new());
