@@ -136,6 +136,9 @@ struct Slot {
     since: AtomicU64,
     /// The registry the rest goes to.
     registry: AtomicPtr<Registry>,
+    /// Whether the owner runs outside every pool (a core the pool's count of guests does
+    /// not know of yet; see [`WatchHead::guest`]).
+    guest: AtomicBool,
     /// Whether a live thread owns the slot.
     in_use: AtomicBool,
     /// The next slot of the list; fixed before the slot is published.
@@ -176,6 +179,7 @@ fn claim_slot() -> &'static Slot {
         job: AtomicPtr::new(std::ptr::null_mut()),
         since: AtomicU64::new(0),
         registry: AtomicPtr::new(std::ptr::null_mut()),
+        guest: AtomicBool::new(false),
         in_use: AtomicBool::new(true),
         next: std::ptr::null(),
     }));
@@ -325,6 +329,7 @@ where
     slot.registry
         .store(std::ptr::from_ref(registry).cast_mut(), Ordering::Relaxed);
     slot.since.store(since, Ordering::Relaxed);
+    slot.guest.store(seat.is_null(), Ordering::Relaxed);
     slot.job.store(ptr, Ordering::Release);
     if STATE.load(Ordering::Relaxed) == DEEP
         && STATE
@@ -410,15 +415,17 @@ impl<T, F, R> Drop for Watched<'_, T, F, R> {
     }
 }
 
-/// Whether handing out a loop's rest to `registry` can help now: a worker sleeps (and not
-/// only because guests hold the cores) or is awake and idle. Known only for the global pool,
-/// which is never freed; a slot's registry may otherwise end as soon as its loop does.
-fn worth_rescue(registry: *const Registry) -> bool {
+/// Whether handing out a loop's rest to `registry` can help now: more workers are asleep or
+/// idle than guests hold cores, counting the owner if it runs outside every pool (`guest`):
+/// the owner and the workers that take its rest then stay within the pool's thread count,
+/// as the heartbeat's guest cap keeps them. Known only for the global pool, which is never
+/// freed; a slot's registry may otherwise end as soon as its loop does.
+fn worth_rescue(registry: *const Registry, guest: bool) -> bool {
     match GLOBAL.get() {
         Some(global) if std::ptr::eq(Arc::as_ptr(global), registry) => {
             let sleep = &global.sleep;
-            sleep.sleeping_workers() as usize > global.active_guests.load(Ordering::Relaxed)
-                || sleep.idle_awake_workers() > 0
+            let free = sleep.sleeping_workers() + sleep.idle_awake_workers();
+            free as usize > global.active_guests.load(Ordering::Relaxed) + usize::from(guest)
         }
         _ => true,
     }
@@ -463,8 +470,10 @@ fn patrol() {
                 soon |= age >= RESCUE_TICKS / 4;
                 continue;
             }
-            // Only compared with the global pool's address: harmless if stale.
-            if !worth_rescue(slot.registry.load(Ordering::Relaxed)) {
+            // The registry is only compared with the global pool's address, and `guest` only
+            // counted: harmless if stale.
+            let guest = slot.guest.load(Ordering::Relaxed);
+            if !worth_rescue(slot.registry.load(Ordering::Relaxed), guest) {
                 continue;
             }
             if slot
