@@ -26,8 +26,9 @@
 //! new watch, and the next watch wakes it (one `unpark`, a futex wake); while loops keep
 //! being watched it wakes every [`PATROL`], about 2,000 short wake-ups a second, and every
 //! [`RESCUE_AFTER`] for a while after a rescue. A loop whose first chunk is short pays the
-//! three stores and the swap: about 10 ns (a sum of 8 to 64 items on the 2-core VM, best of
-//! 101 rounds of 200 calls: 51 against 40 ns; the sequential loop takes 2 to 8 ns).
+//! three stores and the swap, and the first chunk's call out of the chunk loop: about 14 ns
+//! (a sum of 8 or 32 items on the 2-core VM, best of 101 rounds of 200 calls: 54 against 40
+//! ns; the sequential loop takes 2 to 3 ns). Longer loops pay one load ([`may_watch`]).
 //!
 //! Memory ordering: the owner's stores of the frame, the registry and the clock reading
 //! happen before its Release store of the slot's pointer; the watchman's CAS reads that
