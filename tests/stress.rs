@@ -70,3 +70,56 @@ fn spawn_and_scope_storm() {
         }
     });
 }
+
+/// Watched loops (`scheduler/watch.rs`) from many short-lived threads at once: their watch
+/// slots are taken, given back when the threads end and taken again; first items are long
+/// (handed-out rests), short (taken back) or a nested short loop (one watch per thread at a
+/// time), inside a pool and from outside every pool. Every result must be right and every
+/// call must end.
+#[test]
+fn watched_loops_from_many_threads() {
+    with_watchdog("watch", Duration::from_secs(300), || {
+        use blitz_par::prelude::*;
+        let pool = std::sync::Arc::new(
+            blitz_par::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap(),
+        );
+        for wave in 0..20u64 {
+            let threads: Vec<_> = (0..6u64)
+                .map(|t| {
+                    let pool = pool.clone();
+                    std::thread::spawn(move || {
+                        for call in 0..10u64 {
+                            let n = 2 + (wave + t + call) % 12;
+                            let long = (wave + t + call) % 3 == 0;
+                            let item = |i: u64| {
+                                if i == 0 && long {
+                                    std::thread::sleep(Duration::from_micros(300));
+                                }
+                                if i == 1 {
+                                    // A nested short loop inside an item.
+                                    return (0..4u64).into_par_iter().map(|j| j + 1).sum::<u64>();
+                                }
+                                i * 3
+                            };
+                            let expect: u64 = (0..n).map(item).sum();
+                            let v: Vec<u64> = (0..n).into_par_iter().map(item).collect();
+                            assert_eq!(v, (0..n).map(item).collect::<Vec<_>>());
+                            let s: u64 = if t % 2 == 0 {
+                                pool.install(|| (0..n).into_par_iter().map(item).sum())
+                            } else {
+                                (0..n).into_par_iter().map(item).sum()
+                            };
+                            assert_eq!(s, expect);
+                        }
+                    })
+                })
+                .collect();
+            for thread in threads {
+                thread.join().unwrap();
+            }
+        }
+    });
+}
