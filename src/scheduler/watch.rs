@@ -137,8 +137,10 @@ struct Slot {
     since: AtomicU64,
     /// The registry the rest goes to.
     registry: AtomicPtr<Registry>,
-    /// Whether the owner runs outside every pool (a core the pool's count of guests does
-    /// not know of yet; see [`WatchHead::guest`]).
+    /// Whether the owner runs outside every pool: a core the pool's count of guests does not
+    /// know of. Once the rest is handed out the owner counts as a guest running parallel
+    /// work (`Registry::active_guests`) until its chunk ends, so that the workers woken for
+    /// the rest leave it its core.
     guest: AtomicBool,
     /// Whether a live thread owns the slot.
     in_use: AtomicBool,
@@ -229,10 +231,6 @@ struct WatchHead {
     /// Ticks the item had run when the watchman took the rest (written by it, read by the
     /// worker that runs the rest).
     elapsed: UnsafeCell<u64>,
-    /// Whether the owner runs outside every pool: once the rest is handed out, it counts as
-    /// a guest running parallel work (`Registry::active_guests`) until its chunk ends, so
-    /// that the workers woken for the rest leave it its core.
-    guest: bool,
     latch: CountLatch,
 }
 
@@ -314,7 +312,6 @@ where
                 execute: execute_watched::<T, F, R>,
             },
             elapsed: UnsafeCell::new(0),
-            guest: seat.is_null(),
             latch: if seat.is_null() {
                 CountLatch::new_blocking()
             } else {
@@ -487,9 +484,10 @@ fn patrol() {
                 )
                 .is_ok()
             {
-                // The owner stored the registry before its Release store of the pointer our
-                // CAS read, and cannot watch again before the rest we took is done.
+                // The owner stored these before its Release store of the pointer our CAS
+                // read, and cannot watch again before the rest we took is done.
                 let registry = slot.registry.load(Ordering::Relaxed);
+                let guest = slot.guest.load(Ordering::Relaxed);
                 // SAFETY: we took the frame out of its slot, so its owner waits on its latch
                 // (the frame and the registry it named, whose thread it is in, stay alive
                 // until the latch is set) and nobody else runs it. Its stores were made
@@ -497,7 +495,7 @@ fn patrol() {
                 unsafe {
                     let head = job.cast_const().cast::<WatchHead>();
                     *(*head).elapsed.get() = age;
-                    if (*head).guest {
+                    if guest {
                         (*registry).active_guests.fetch_add(1, Ordering::Relaxed);
                     }
                     (*registry).inject(JobRef::from_ptr(job));

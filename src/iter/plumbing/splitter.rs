@@ -609,8 +609,9 @@ where
     // Results of the chunks folded so far, and the reducer that joins them to the next part.
     let mut acc: Option<(C::Result, C::Reducer)> = None;
     if len >= 2 && pacer.fresh() && may_watch(len) {
-        match watch_first_chunk(len, producer, consumer, &mut pacer) {
-            Watched::Done(result) => return result,
+        let fold = |p: P, c: C, n, pacer: &mut Pacer| fold_leaf(p, c, n, len - n, pacer);
+        match watch_first_chunk(len, producer, consumer, &mut pacer, fold) {
+            Watched::Handed(first, reducer, rest) => return reducer.reduce(first, rest),
             Watched::Go(rest_len, rest_p, rest_c, first) => {
                 (len, producer, consumer, acc) = (rest_len, rest_p, rest_c, first);
                 if acc.is_some() && pacer.proven && !pacer.entered && len > 0 {
@@ -657,26 +658,29 @@ where
 }
 
 /// What a loop's watched first chunk leaves to do ([`watch_first_chunk`]).
-enum Watched<P, C, A, R> {
-    /// The loop is done (the rest was handed out, or run to the end here).
-    Done(R),
-    /// Go on with this many items, producer, consumer and what the first chunk left (`A`:
-    /// its result and reducer, or its open folder; `None` if no chunk was folded).
-    Go(usize, P, C, Option<A>),
+enum Watched<P, C, A, Red, R> {
+    /// The watchman handed the rest to the pool: the first chunk's `A` (its result, or its
+    /// open folder), the reducer that joins it to the rest, and the rest's result.
+    Handed(A, Red, R),
+    /// Go on with this many items, producer, consumer, and the first chunk's `A` and reducer
+    /// (`None` if no chunk was folded).
+    Go(usize, P, C, Option<(A, Red)>),
 }
 
-/// The first chunk of a fresh loop (`Pacer::fresh`), folded while the rest of the loop is
-/// watched (`scheduler::watch`). Out of the chunk loop, and out of line: in the loop, the
-/// check and the moves of the rest through the watch made the chunks of long cheap loops
-/// slower (a 10M-item sum took 2.0 to 2.6 against 1.5 ms on the 2-core VM).
+/// The first chunk of a fresh loop (`Pacer::fresh`), folded by `fold` (into an `A`, and
+/// whether its folder is full) while the rest of the loop is watched (`scheduler::watch`).
+/// Out of the chunk loop, and out of line: in the loop, the check and the moves of the rest
+/// through the watch made the chunks of long cheap loops slower (a 10M-item sum took 2.0 to
+/// 2.6 against 1.5 ms on the 2-core VM).
 #[inline(never)]
 #[allow(clippy::type_complexity)]
-fn watch_first_chunk<P, C>(
+fn watch_first_chunk<P, C, A>(
     len: usize,
     producer: P,
     consumer: C,
     pacer: &mut Pacer,
-) -> Watched<P, C, (C::Result, C::Reducer), C::Result>
+    fold: impl FnOnce(P, C, usize, &mut Pacer) -> (A, bool),
+) -> Watched<P, C, A, C::Reducer, C::Result>
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -689,58 +693,20 @@ where
     let (front_p, rest_p) = producer.split_at(n);
     let (front_c, rest_c, reducer) = consumer.split_at(n);
     let rest_pacer = *pacer;
-    let ((result, full), rest) = watch(
+    let ((first, full), rest) = watch(
         len,
         pacer.loop_start,
         (rest_p, rest_c),
         move |(p, c), elapsed| drive_indexed(len - n, p, c, rest_pacer.rescued(elapsed, n)),
-        || fold_leaf(front_p, front_c, n, len - n, pacer),
+        || fold(front_p, front_c, n, pacer),
     );
     match rest {
-        Err(rest_result) => Watched::Done(reducer.reduce(result, rest_result)),
+        Err(rest_result) => Watched::Handed(first, reducer, rest_result),
         Ok((rest_p, rest_c)) => {
             pacer.before = pacer.before.saturating_add(n);
             let rest_len = if full { 0 } else { len - n };
-            Watched::Go(rest_len, rest_p, rest_c, Some((result, reducer)))
+            Watched::Go(rest_len, rest_p, rest_c, Some((first, reducer)))
         }
-    }
-}
-
-/// [`watch_first_chunk`] for a loop whose folder continues (`drive_continuing`): what goes
-/// on is the first chunk's open folder.
-#[inline(never)]
-#[allow(clippy::type_complexity)]
-fn watch_first_folder<P, C>(
-    len: usize,
-    producer: P,
-    consumer: C,
-    pacer: &mut Pacer,
-) -> Watched<P, C, (C::Folder, C::Reducer), C::Result>
-where
-    P: Producer,
-    C: Consumer<P::Item>,
-{
-    let n = match pacer.decide(len) {
-        Step::Peel(n) if !consumer.full() => n,
-        _ => return Watched::Go(len, producer, consumer, None),
-    };
-    let (front_p, rest_p) = producer.split_at(n);
-    let (front_c, rest_c, reducer) = consumer.split_at(n);
-    let rest_pacer = *pacer;
-    let (folder, rest) = watch(
-        len,
-        pacer.loop_start,
-        (rest_p, rest_c),
-        move |(p, c), elapsed| drive_indexed(len - n, p, c, rest_pacer.rescued(elapsed, n)),
-        || {
-            let folder = front_p.fold_with(front_c.into_folder());
-            pacer.record(n, len - n);
-            folder
-        },
-    );
-    match rest {
-        Err(rest_result) => Watched::Done(reducer.reduce(folder.complete(), rest_result)),
-        Ok((rest_p, rest_c)) => Watched::Go(len - n, rest_p, rest_c, Some((folder, reducer))),
     }
 }
 
@@ -891,8 +857,14 @@ where
     // the rest.
     let mut open: Option<(C::Folder, C::Reducer)> = None;
     if len >= 2 && pacer.fresh() && may_watch(len) {
-        match watch_first_folder(len, producer, consumer, &mut pacer) {
-            Watched::Done(result) => return result,
+        // A full folder ends the loop at the top of the chunk loop, as after any chunk.
+        let fold = |p: P, c: C, n, pacer: &mut Pacer| {
+            let folder = p.fold_with(c.into_folder());
+            pacer.record(n, len - n);
+            (folder, false)
+        };
+        match watch_first_chunk(len, producer, consumer, &mut pacer, fold) {
+            Watched::Handed(first, reducer, rest) => return reducer.reduce(first.complete(), rest),
             Watched::Go(rest_len, rest_p, rest_c, first) => {
                 (len, producer, consumer, open) = (rest_len, rest_p, rest_c, first);
             }
