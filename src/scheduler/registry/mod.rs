@@ -733,7 +733,7 @@ impl Registry {
     /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
     /// guest running parallel work holds its core), and no worker is awake and idle, which
     /// would ask for work itself.
-    pub(crate) fn beat_should_wake(&self) -> bool {
+    fn beat_should_wake(&self) -> bool {
         let sleeping = self.sleep.sleeping_workers() as usize;
         sleeping > self.active_guests.load(Ordering::Relaxed)
             && self.sleep.idle_awake_workers() == 0
