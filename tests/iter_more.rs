@@ -633,7 +633,8 @@ fn heavy_items_are_shared_at_once() {
 /// A short loop's first item that runs long has the rest of the loop handed to the pool
 /// while it runs (the watch, `scheduler/watch.rs`): item 0 waits until every other item has
 /// run (10 s guard), in a `for_each`, a collect into a vector (whose loop keeps one folder)
-/// and a `sum`, inside a pool (the caller waits in its seat) and from outside every pool
+/// and a `sum`, and in searches from the back (`position_last`, `find_map_last`: the last
+/// item waits), inside a pool (the caller waits in its seat) and from outside every pool
 /// (with a global pool of two threads or more).
 /// Before the watch the rest ran only after item 0, each case waiting out the guard.
 #[test]
@@ -663,7 +664,7 @@ fn a_long_first_item_hands_out_the_rest() {
             }
         };
         drive(&item);
-        assert!(!gave_up.load(Ordering::SeqCst), "{name}: the rest waited");
+        assert!(!gave_up.load(Ordering::SeqCst), "{name}, {n} items: the rest waited");
     };
     // From outside every pool the rest goes only to a worker the caller does not hold the
     // core of: a global pool of one thread runs the loop on the caller alone.
@@ -705,6 +706,27 @@ fn a_long_first_item_hands_out_the_rest() {
                         })
                         .sum();
                     assert_eq!(s, n * (n - 1) / 2);
+                })
+            });
+            // Searches from the back fold the last item first: it waits for the others, and
+            // only it matches (a match among the others would end the search there).
+            check("position_last", n, &|item| {
+                on(&|| {
+                    let p = (0..n).into_par_iter().position_last(|i| {
+                        item(n - 1 - i);
+                        i == n - 1
+                    });
+                    assert_eq!(p, Some(n - 1));
+                })
+            });
+            check("find_map_last", n, &|item| {
+                on(&|| {
+                    let v: Vec<usize> = (0..n).collect();
+                    let f = v.par_iter().find_map_last(|&i| {
+                        item(n - 1 - i);
+                        (i == n - 1).then_some(i * 3)
+                    });
+                    assert_eq!(f, Some((n - 1) * 3));
                 })
             });
         }
