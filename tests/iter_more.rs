@@ -664,7 +664,10 @@ fn a_long_first_item_hands_out_the_rest() {
             }
         };
         drive(&item);
-        assert!(!gave_up.load(Ordering::SeqCst), "{name}, {n} items: the rest waited");
+        assert!(
+            !gave_up.load(Ordering::SeqCst),
+            "{name}, {n} items: the rest waited"
+        );
     };
     // From outside every pool the rest goes only to a worker the caller does not hold the
     // core of: a global pool of one thread runs the loop on the caller alone.
@@ -727,6 +730,101 @@ fn a_long_first_item_hands_out_the_rest() {
                         (i == n - 1).then_some(i * 3)
                     });
                     assert_eq!(f, Some((n - 1) * 3));
+                })
+            });
+        }
+    }
+}
+
+/// The watch also covers unindexed drives: their first split hands its second half to the
+/// pool while the first half's first item runs long. Item 0 waits (10 s guard) until the last
+/// item has run: through `par_bridge` (whose handed-out leaf drains the shared iterator, so
+/// every other item runs), `par_lines` and `par_split`, inside a 3-thread pool and from
+/// outside every pool (with a global pool of two threads or more). Before, the other items
+/// waited for item 0, each case waiting out the guard.
+#[test]
+fn a_long_first_item_of_an_unindexed_drive_hands_out_the_rest() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    type Item<'a> = &'a (dyn Fn(usize) + Sync);
+    // `all`: item 0 waits for every other item, else for the last one.
+    let check = |name: &str, n: usize, all: bool, drive: &(dyn Fn(Item<'_>) + Sync)| {
+        let others = AtomicUsize::new(0);
+        let last = AtomicBool::new(false);
+        let gave_up = AtomicBool::new(false);
+        let item = |i: usize| {
+            if i > 0 {
+                others.fetch_add(1, Ordering::SeqCst);
+                last.fetch_or(i == n - 1, Ordering::SeqCst);
+                return;
+            }
+            let guard = Instant::now();
+            while !(last.load(Ordering::SeqCst) && (!all || others.load(Ordering::SeqCst) == n - 1))
+            {
+                if guard.elapsed() > Duration::from_secs(10) {
+                    gave_up.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(Duration::from_micros(100));
+            }
+        };
+        drive(&item);
+        assert!(
+            !gave_up.load(Ordering::SeqCst),
+            "{name}, {n} items: the rest waited"
+        );
+    };
+    let outside = blitz_par::current_num_threads() >= 2;
+    for n in [2, 5, 16] {
+        // No separator at the end: a string is split at the separator nearest after its
+        // middle, which for "0\n1\n" is the last one (a split with nothing on its right).
+        let numbers: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        let (text, spaced) = (numbers.join("\n"), numbers.join(" "));
+        for inside in [true, false] {
+            if !inside && !outside {
+                continue;
+            }
+            let on = |f: &(dyn Fn() + Sync)| {
+                if inside {
+                    pool.install(f)
+                } else {
+                    f()
+                }
+            };
+            check("par_bridge", n, true, &|item| {
+                on(&|| {
+                    let s: usize = (0..n)
+                        .par_bridge()
+                        .map(|i| {
+                            item(i);
+                            i
+                        })
+                        .sum();
+                    assert_eq!(s, n * (n - 1) / 2);
+                })
+            });
+            check("par_lines", n, false, &|item| {
+                on(&|| {
+                    let v: Vec<usize> = text
+                        .par_lines()
+                        .map(|l| {
+                            let i = l.parse().unwrap();
+                            item(i);
+                            i
+                        })
+                        .collect();
+                    assert_eq!(v, (0..n).collect::<Vec<_>>());
+                })
+            });
+            check("par_split", n, false, &|item| {
+                on(&|| {
+                    spaced
+                        .par_split_whitespace()
+                        .for_each(|w| item(w.parse().unwrap()));
                 })
             });
         }

@@ -271,7 +271,8 @@ where
 /// `data` back (not handed out: the caller goes on with it) or `rescue`'s result.
 ///
 /// Loops of more than [`WATCH_ITEMS_PER_THREAD`] items per thread, and loops inside a
-/// watched item of the same thread, are not watched. A panic of `first` propagates after
+/// watched item of the same thread, are not watched. A drive of unknown length (unindexed)
+/// passes 0 `items`, and is watched. A panic of `first` propagates after
 /// `rescue` (if it was handed out) has finished; a panic of `rescue` propagates to the
 /// caller.
 pub(crate) fn watch<T, F, R, RA>(

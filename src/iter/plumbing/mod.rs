@@ -405,15 +405,9 @@ where
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
         // Set once a leaf of this drive takes long or a half is stolen: every later leaf then
-        // shares its thread's halves first (see `splitter::drive_unindexed`).
+        // shares its thread's halves first (see `splitter::drive_unindexed`). The first split
+        // is watched (`splitter::drive_unindexed_root`).
         let share = std::sync::atomic::AtomicBool::new(false);
-        splitter::drive_unindexed(
-            producer,
-            consumer,
-            depth,
-            splitter::SPINE_DEPTH,
-            timed,
-            &share,
-        )
+        splitter::drive_unindexed_root(producer, consumer, depth, timed, &share)
     })
 }

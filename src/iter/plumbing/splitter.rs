@@ -1000,6 +1000,70 @@ fn first_leaf_wakes(spent: u64, levels: u32) -> u32 {
     }
 }
 
+/// The root of an unindexed drive: as [`drive_unindexed`], but its first split is watched
+/// (`scheduler::watch`) rather than joined. The half this thread drives first runs while the
+/// other is published for the watchman, which hands it to the pool once the first half has
+/// run for `RESCUE_TICKS` with a worker idle or asleep. Nothing polls inside a user's item,
+/// and the halves split off above a leaf are join frames that only this thread can promote:
+/// without the watch, the first item of a few heavy ones (`par_bridge` or `par_lines` over
+/// 8 items of 2 ms on 2 cores) ran alone, 10 ms against rayon's 8.
+///
+/// The other half is then the largest piece, and only the watchman hands it out: a long
+/// cheap drive gets its first thieves from the first half's frames (promoted by requests and
+/// beats, as before), and the other half when the watchman finds a worker idle, or after
+/// the first half.
+pub(super) fn drive_unindexed_root<P, C>(
+    producer: P,
+    consumer: C,
+    depth: u32,
+    timed: Option<u32>,
+    share: &AtomicBool,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    if depth == 0 || consumer.full() {
+        return drive_unindexed(producer, consumer, depth, SPINE_DEPTH, timed, share);
+    }
+    let since = ticks();
+    let (left_p, right_p) = match producer.split() {
+        (left_p, Some(right_p)) => (left_p, right_p),
+        // As `drive_unindexed` after a split that gave nothing: fold.
+        (producer, None) => return drive_unindexed(producer, consumer, 0, 0, timed, share),
+    };
+    let reducer = consumer.to_reducer();
+    let left_c = consumer.split_off_left();
+    let (depth, timed) = (depth - 1, timed.map(|levels| levels + 1));
+    // A consumer that folds from the back drives the back half first.
+    let from_back = consumer.folds_from_back();
+    let ((first_p, first_c), rest) = if from_back {
+        ((right_p, consumer), (left_p, left_c))
+    } else {
+        ((left_p, left_c), (right_p, consumer))
+    };
+    let (first, rest) = watch(
+        0,
+        since,
+        rest,
+        move |(p, c), _elapsed| {
+            // Handed out: the drive runs in parallel now, as after a steal (below).
+            share.store(true, Ordering::Relaxed);
+            drive_unindexed(p, c, depth, SPINE_DEPTH, None, share)
+        },
+        || drive_unindexed(first_p, first_c, depth, SPINE_DEPTH, timed, share),
+    );
+    let rest = match rest {
+        Err(result) => result,
+        Ok((p, c)) => drive_unindexed(p, c, depth, 0, None, share),
+    };
+    if from_back {
+        reducer.reduce(rest, first)
+    } else {
+        reducer.reduce(first, rest)
+    }
+}
+
 /// The unindexed driver: split while `depth` lasts (then while `spine` lasts, on the half
 /// this thread runs first) or the scheduler asks, then fold. A consumer that folds from the
 /// back runs the back half of each split itself. A stolen half starts a spine of its own.
