@@ -304,47 +304,60 @@ fn wait_for(done: impl Fn() -> bool) -> bool {
 }
 
 /// A short loop's first item that runs long has the rest of the loop handed to the pool
-/// (the watch, `scheduler/watch.rs`): item 0 here waits until the other seven have run.
-/// Without a panic the items come back in order; with a panic in item 0 (after the rest
-/// ran elsewhere) or in an item of the rest, the caller gets it and every item is dropped
-/// once. Called from outside every pool, so the caller waits for the rest on a blocking
-/// latch.
+/// (the watch, `scheduler/watch.rs`): item 0 here waits until the other seven have run (or
+/// as many as a panic lets run), in an indexed loop and through `par_bridge` (an unindexed
+/// drive, watched at its first split). Without a panic every item comes back (in order, for the indexed loop); with a
+/// panic in item 0 (after the rest ran elsewhere) or in an item of the rest, the caller
+/// gets it and every item is dropped once. Called from outside every pool, so the caller
+/// waits for the rest on a blocking latch.
 #[test]
 fn watched_loops_hand_out_the_rest_and_drop_every_item_once() {
     if blitz_par::current_num_threads() < 2 {
         // The rest goes only to a worker whose core the caller does not hold.
         return;
     }
-    for panic_at in [None, Some(0), Some(5)] {
-        balanced(|| {
-            let rest_started = AtomicUsize::new(0);
-            let rescued = std::sync::atomic::AtomicBool::new(true);
-            let run = || {
-                (0..8usize)
-                    .into_par_iter()
-                    .map(|i| {
-                        if i == 0 {
-                            let all = wait_for(|| rest_started.load(Ordering::SeqCst) == 7);
-                            rescued.store(all, Ordering::SeqCst);
-                        } else {
-                            rest_started.fetch_add(1, Ordering::SeqCst);
-                        }
-                        assert!(panic_at != Some(i), "injected panic");
-                        Counted::new(i)
-                    })
-                    .collect::<Vec<_>>()
-            };
-            match panic_at {
-                None => {
-                    let v = run();
-                    assert!(v.iter().enumerate().all(|(i, c)| c.value == i));
+    for bridge in [false, true] {
+        for panic_at in [None, Some(0), Some(5)] {
+            balanced(|| {
+                let rest_started = AtomicUsize::new(0);
+                let rescued = std::sync::atomic::AtomicBool::new(true);
+                // A leaf of `par_bridge` takes items from the shared iterator one after
+                // another, and a panic ends it: there item 0 waits for items 1 to 5.
+                let others = match (bridge, panic_at) {
+                    (true, Some(5)) => 5,
+                    _ => 7,
+                };
+                let item = |i: usize| {
+                    if i == 0 {
+                        let all = wait_for(|| rest_started.load(Ordering::SeqCst) >= others);
+                        rescued.store(all, Ordering::SeqCst);
+                    } else {
+                        rest_started.fetch_add(1, Ordering::SeqCst);
+                    }
+                    assert!(panic_at != Some(i), "injected panic");
+                    Counted::new(i)
+                };
+                let run = || match bridge {
+                    false => (0..8usize).into_par_iter().map(item).collect::<Vec<_>>(),
+                    true => {
+                        let mut v = (0..8usize).par_bridge().map(item).collect::<Vec<_>>();
+                        v.sort_by_key(|c| c.value);
+                        v
+                    }
+                };
+                match panic_at {
+                    None => {
+                        let v = run();
+                        assert_eq!(v.len(), 8);
+                        assert!(v.iter().enumerate().all(|(i, c)| c.value == i));
+                    }
+                    Some(_) => assert!(panics_at(run)),
                 }
-                Some(_) => assert!(panics_at(run)),
-            }
-            assert!(
-                rescued.load(Ordering::SeqCst),
-                "the rest did not run while item 0 did"
-            );
-        });
+                assert!(
+                    rescued.load(Ordering::SeqCst),
+                    "the rest did not run while item 0 did (par_bridge: {bridge})"
+                );
+            });
+        }
     }
 }
