@@ -630,6 +630,58 @@ fn heavy_items_are_shared_at_once() {
     }
 }
 
+/// An item function for [`first_item_waits`]'s loops.
+type Item<'a> = &'a (dyn Fn(usize) + Sync);
+
+/// Runs `drive`, a loop over `n` items that calls the item function it is given once for each
+/// of `0..n`: item 0 waits (10 s guard) until every other item has run (`all`), or at least
+/// the last one. Panics, naming `name`, if it waited out the guard.
+fn first_item_waits(name: &str, n: usize, all: bool, drive: &(dyn Fn(Item<'_>) + Sync)) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let others = AtomicUsize::new(0);
+    let last = AtomicBool::new(false);
+    let gave_up = AtomicBool::new(false);
+    let item = |i: usize| {
+        if i > 0 {
+            others.fetch_add(1, Ordering::SeqCst);
+            last.fetch_or(i == n - 1, Ordering::SeqCst);
+            return;
+        }
+        let guard = Instant::now();
+        while !(last.load(Ordering::SeqCst) && (!all || others.load(Ordering::SeqCst) == n - 1)) {
+            if guard.elapsed() > Duration::from_secs(10) {
+                gave_up.store(true, Ordering::SeqCst);
+                return;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    };
+    drive(&item);
+    assert!(
+        !gave_up.load(Ordering::SeqCst),
+        "{name}, {n} items: the rest waited"
+    );
+}
+
+/// Runs `case(n, on)` for 2, 5 and 16 items, where `on` runs a closure inside a 3-thread pool
+/// and then from outside every pool. The latter is left out with a global pool of one
+/// thread: from outside every pool the rest of a loop goes only to a worker the caller does
+/// not hold the core of, so one thread runs the loop on the caller alone.
+fn inside_and_outside(case: impl Fn(usize, &(dyn Fn(&(dyn Fn() + Sync)) + Sync))) {
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let outside = blitz_par::current_num_threads() >= 2;
+    for n in [2, 5, 16] {
+        case(n, &|f| pool.install(f));
+        if outside {
+            case(n, &|f| f());
+        }
+    }
+}
+
 /// A short loop's first item that runs long has the rest of the loop handed to the pool
 /// while it runs (the watch, `scheduler/watch.rs`): item 0 waits until every other item has
 /// run (10 s guard), in a `for_each`, a collect into a vector (whose loop keeps one folder)
@@ -639,101 +691,58 @@ fn heavy_items_are_shared_at_once() {
 /// Before the watch the rest ran only after item 0, each case waiting out the guard.
 #[test]
 fn a_long_first_item_hands_out_the_rest() {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::time::{Duration, Instant};
-    let pool = blitz_par::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    type Item<'a> = &'a (dyn Fn(usize) + Sync);
-    let check = |name: &str, n: usize, drive: &(dyn Fn(Item<'_>) + Sync)| {
-        let others = AtomicUsize::new(0);
-        let gave_up = AtomicBool::new(false);
-        let item = |i: usize| {
-            if i > 0 {
-                others.fetch_add(1, Ordering::SeqCst);
-                return;
-            }
-            let guard = Instant::now();
-            while others.load(Ordering::SeqCst) < n - 1 {
-                if guard.elapsed() > Duration::from_secs(10) {
-                    gave_up.store(true, Ordering::SeqCst);
-                    return;
-                }
-                std::thread::sleep(Duration::from_micros(100));
-            }
-        };
-        drive(&item);
-        assert!(
-            !gave_up.load(Ordering::SeqCst),
-            "{name}, {n} items: the rest waited"
-        );
-    };
-    // From outside every pool the rest goes only to a worker the caller does not hold the
-    // core of: a global pool of one thread runs the loop on the caller alone.
-    let outside = blitz_par::current_num_threads() >= 2;
-    for n in [2, 5, 16] {
-        for inside in [true, false] {
-            if !inside && !outside {
-                continue;
-            }
-            let on = |f: &(dyn Fn() + Sync)| {
-                if inside {
-                    pool.install(f)
-                } else {
-                    f()
-                }
-            };
-            check("for_each", n, &|item| {
-                on(&|| (0..n).into_par_iter().for_each(item))
-            });
-            check("collect", n, &|item| {
-                on(&|| {
-                    let v: Vec<usize> = (0..n)
-                        .into_par_iter()
-                        .map(|i| {
-                            item(i);
-                            i * 3
-                        })
-                        .collect();
-                    assert_eq!(v, (0..n).map(|i| i * 3).collect::<Vec<_>>());
-                })
-            });
-            check("sum", n, &|item| {
-                on(&|| {
-                    let s: usize = (0..n)
-                        .into_par_iter()
-                        .map(|i| {
-                            item(i);
-                            i
-                        })
-                        .sum();
-                    assert_eq!(s, n * (n - 1) / 2);
-                })
-            });
-            // Searches from the back fold the last item first: it waits for the others, and
-            // only it matches (a match among the others would end the search there).
-            check("position_last", n, &|item| {
-                on(&|| {
-                    let p = (0..n).into_par_iter().position_last(|i| {
-                        item(n - 1 - i);
-                        i == n - 1
-                    });
-                    assert_eq!(p, Some(n - 1));
-                })
-            });
-            check("find_map_last", n, &|item| {
-                on(&|| {
-                    let v: Vec<usize> = (0..n).collect();
-                    let f = v.par_iter().find_map_last(|&i| {
-                        item(n - 1 - i);
-                        (i == n - 1).then_some(i * 3)
-                    });
-                    assert_eq!(f, Some((n - 1) * 3));
-                })
-            });
-        }
-    }
+    inside_and_outside(|n, on| {
+        let check =
+            |name, drive: &(dyn Fn(Item<'_>) + Sync)| first_item_waits(name, n, true, drive);
+        check("for_each", &|item| {
+            on(&|| (0..n).into_par_iter().for_each(item))
+        });
+        check("collect", &|item| {
+            on(&|| {
+                let v: Vec<usize> = (0..n)
+                    .into_par_iter()
+                    .map(|i| {
+                        item(i);
+                        i * 3
+                    })
+                    .collect();
+                assert_eq!(v, (0..n).map(|i| i * 3).collect::<Vec<_>>());
+            })
+        });
+        check("sum", &|item| {
+            on(&|| {
+                let s: usize = (0..n)
+                    .into_par_iter()
+                    .map(|i| {
+                        item(i);
+                        i
+                    })
+                    .sum();
+                assert_eq!(s, n * (n - 1) / 2);
+            })
+        });
+        // Searches from the back fold the last item first: it waits for the others, and
+        // only it matches (a match among the others would end the search there).
+        check("position_last", &|item| {
+            on(&|| {
+                let p = (0..n).into_par_iter().position_last(|i| {
+                    item(n - 1 - i);
+                    i == n - 1
+                });
+                assert_eq!(p, Some(n - 1));
+            })
+        });
+        check("find_map_last", &|item| {
+            on(&|| {
+                let v: Vec<usize> = (0..n).collect();
+                let f = v.par_iter().find_map_last(|&i| {
+                    item(n - 1 - i);
+                    (i == n - 1).then_some(i * 3)
+                });
+                assert_eq!(f, Some((n - 1) * 3));
+            })
+        });
+    });
 }
 
 /// The watch also covers unindexed drives: their first split hands its second half to the
@@ -744,89 +753,44 @@ fn a_long_first_item_hands_out_the_rest() {
 /// waited for item 0, each case waiting out the guard.
 #[test]
 fn a_long_first_item_of_an_unindexed_drive_hands_out_the_rest() {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::time::{Duration, Instant};
-    let pool = blitz_par::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    type Item<'a> = &'a (dyn Fn(usize) + Sync);
-    // `all`: item 0 waits for every other item, else for the last one.
-    let check = |name: &str, n: usize, all: bool, drive: &(dyn Fn(Item<'_>) + Sync)| {
-        let others = AtomicUsize::new(0);
-        let last = AtomicBool::new(false);
-        let gave_up = AtomicBool::new(false);
-        let item = |i: usize| {
-            if i > 0 {
-                others.fetch_add(1, Ordering::SeqCst);
-                last.fetch_or(i == n - 1, Ordering::SeqCst);
-                return;
-            }
-            let guard = Instant::now();
-            while !(last.load(Ordering::SeqCst) && (!all || others.load(Ordering::SeqCst) == n - 1))
-            {
-                if guard.elapsed() > Duration::from_secs(10) {
-                    gave_up.store(true, Ordering::SeqCst);
-                    return;
-                }
-                std::thread::sleep(Duration::from_micros(100));
-            }
-        };
-        drive(&item);
-        assert!(
-            !gave_up.load(Ordering::SeqCst),
-            "{name}, {n} items: the rest waited"
-        );
-    };
-    let outside = blitz_par::current_num_threads() >= 2;
-    for n in [2, 5, 16] {
+    inside_and_outside(|n, on| {
+        let check =
+            |name, all, drive: &(dyn Fn(Item<'_>) + Sync)| first_item_waits(name, n, all, drive);
         // No separator at the end: a string is split at the separator nearest after its
         // middle, which for "0\n1\n" is the last one (a split with nothing on its right).
         let numbers: Vec<String> = (0..n).map(|i| i.to_string()).collect();
         let (text, spaced) = (numbers.join("\n"), numbers.join(" "));
-        for inside in [true, false] {
-            if !inside && !outside {
-                continue;
-            }
-            let on = |f: &(dyn Fn() + Sync)| {
-                if inside {
-                    pool.install(f)
-                } else {
-                    f()
-                }
-            };
-            check("par_bridge", n, true, &|item| {
-                on(&|| {
-                    let s: usize = (0..n)
-                        .par_bridge()
-                        .map(|i| {
-                            item(i);
-                            i
-                        })
-                        .sum();
-                    assert_eq!(s, n * (n - 1) / 2);
-                })
-            });
-            check("par_lines", n, false, &|item| {
-                on(&|| {
-                    let v: Vec<usize> = text
-                        .par_lines()
-                        .map(|l| {
-                            let i = l.parse().unwrap();
-                            item(i);
-                            i
-                        })
-                        .collect();
-                    assert_eq!(v, (0..n).collect::<Vec<_>>());
-                })
-            });
-            check("par_split", n, false, &|item| {
-                on(&|| {
-                    spaced
-                        .par_split_whitespace()
-                        .for_each(|w| item(w.parse().unwrap()));
-                })
-            });
-        }
-    }
+        check("par_bridge", true, &|item| {
+            on(&|| {
+                let s: usize = (0..n)
+                    .par_bridge()
+                    .map(|i| {
+                        item(i);
+                        i
+                    })
+                    .sum();
+                assert_eq!(s, n * (n - 1) / 2);
+            })
+        });
+        check("par_lines", false, &|item| {
+            on(&|| {
+                let v: Vec<usize> = text
+                    .par_lines()
+                    .map(|l| {
+                        let i = l.parse().unwrap();
+                        item(i);
+                        i
+                    })
+                    .collect();
+                assert_eq!(v, (0..n).collect::<Vec<_>>());
+            })
+        });
+        check("par_split", false, &|item| {
+            on(&|| {
+                spaced
+                    .par_split_whitespace()
+                    .for_each(|w| item(w.parse().unwrap()));
+            })
+        });
+    });
 }
