@@ -744,19 +744,21 @@ impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
         };
         let is_sep =
             |(i, c): (usize, char)| self.separator.matches_char(c) && i + c.len_utf8() < cut_end;
-        // The nearest separator after the middle, else the nearest before it.
-        let found = self.text[mid..]
+        // The nearest separator after the middle, else the nearest before it. Also the one
+        // before it when the one after ends the text: that cut leaves nothing on its right
+        // (`par_lines` over "a\nb\n" would split into "a\nb" and ""), and a few long
+        // pieces, each worth a thread, are where a split matters most.
+        let before = || self.text[..mid].char_indices().rev().find(|&ic| is_sep(ic));
+        let found = match self.text[mid..]
             .char_indices()
             .map(|(i, c)| (mid + i, c))
             .find(|&ic| is_sep(ic))
-            .map(|(i, c)| (i, c.len_utf8()))
-            .or_else(|| {
-                self.text[..mid]
-                    .char_indices()
-                    .rev()
-                    .find(|&ic| is_sep(ic))
-                    .map(|(i, c)| (i, c.len_utf8()))
-            });
+        {
+            Some((i, c)) if i + c.len_utf8() == self.text.len() => before().or(Some((i, c))),
+            Some(after) => Some(after),
+            None => before(),
+        }
+        .map(|(i, c)| (i, c.len_utf8()));
         match found {
             Some((at, sep_len)) => (
                 SplitProducer {
