@@ -271,8 +271,8 @@ where
 /// `data` back (not handed out: the caller goes on with it) or `rescue`'s result.
 ///
 /// Loops of more than [`WATCH_ITEMS_PER_THREAD`] items per thread, and loops inside a
-/// watched item of the same thread, are not watched. A drive of unknown length (unindexed)
-/// passes 0 `items`, and is watched. A panic of `first` propagates after
+/// watched item of the same thread, are not watched, nor are loops on a pool of one thread.
+/// A drive of unknown length (unindexed) passes 0 `items`, and is watched. A panic of `first` propagates after
 /// `rescue` (if it was handed out) has finished; a panic of `rescue` propagates to the
 /// caller.
 pub(crate) fn watch<T, F, R, RA>(
@@ -294,7 +294,10 @@ where
         // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this call.
         unsafe { (*seat).registry() }
     };
-    if items > WATCH_ITEMS_PER_THREAD.saturating_mul(registry.num_threads()) {
+    // A pool of one thread has nobody to hand the rest to: its one worker would take the
+    // rest back from the injector after the chunk (and a drive handed out splits otherwise).
+    let threads = registry.num_threads();
+    if threads < 2 || items > WATCH_ITEMS_PER_THREAD.saturating_mul(threads) {
         return (first(), Ok(data));
     }
     let Ok(slot) = MY_SLOT.try_with(|claim| claim.0) else {

@@ -1245,8 +1245,10 @@ mod tests {
 
     #[test]
     fn unindexed_drive_splits_eagerly_then_along_the_spine() {
-        // One thread, so nothing is stolen and nobody asks: the splits are exactly the eager
-        // ones (2^eager_depth leaves) and SPINE_DEPTH more down the first halves.
+        // One thread, so nothing is stolen, nobody asks and nothing is watched (a slow first
+        // half would have its sibling handed out, with a spine of its own): the splits are
+        // exactly the eager ones (2^eager_depth leaves) and SPINE_DEPTH more down the first
+        // halves.
         let pool = crate::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
