@@ -115,3 +115,34 @@ fn chain(n: u32, panic_at_bottom: bool) -> u32 {
     let (a, b) = super::join(|| chain(n - 1, panic_at_bottom), || n);
     a + b
 }
+
+/// A pool dropped as soon as a watched loop's rest came back: the watchman may still be in
+/// the injection that handed the rest out (it reads the sleep state after the push), so it
+/// must hold the registry itself. ThreadSanitizer reported the read racing with the free
+/// before the watchman took a strong count; here every round ends that way.
+#[test]
+fn a_pool_dropped_right_after_a_rescue() {
+    use std::sync::atomic::AtomicBool;
+    for _ in 0..if cfg!(miri) { 2 } else { 20 } {
+        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let handed_out = AtomicBool::new(false);
+        let rest = pool.install(|| {
+            let ((), rest) = super::watch::watch(
+                2,
+                crate::sync::ticks(),
+                7u32,
+                |x, _elapsed| {
+                    handed_out.store(true, Ordering::Release);
+                    x + 1
+                },
+                || {
+                    // The first chunk runs until the rest has run elsewhere (20 s guard).
+                    assert!(wait_for(|| handed_out.load(Ordering::Acquire)));
+                },
+            );
+            rest
+        });
+        assert_eq!(rest, Err(8), "the rest was not handed out");
+        drop(pool);
+    }
+}

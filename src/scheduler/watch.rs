@@ -37,6 +37,9 @@
 //! one that does owns the rest. The watchman writes the elapsed time into the frame before
 //! injecting it; the injector's push and pop order that write before the executing worker's
 //! read. The worker's result reaches the owner through the frame's latch (Release/Acquire).
+//! The watchman injects under a strong count of the registry: its push makes the rest
+//! visible, and the rest may run, the owner return and its pool be dropped before the
+//! injection has read the sleep state to wake a worker (ThreadSanitizer caught that race).
 //! A watch whose store the watchman misses as it goes to sleep for good (it stores
 //! [`DEEP`], the owner reads the state before seeing it; it then rechecks the slots, but
 //! without a SeqCst pair either may miss the other) is only not rescued: its loop runs as it
@@ -288,12 +291,17 @@ where
     R: Send,
 {
     let seat = current_seat();
-    let registry: &Registry = if seat.is_null() {
-        global_registry()
+    // The Arc's data pointer itself (not a reborrow of it): the watchman takes a strong count
+    // through it while it hands the rest out.
+    let registry_ptr: *const Registry = if seat.is_null() {
+        Arc::as_ptr(global_registry())
     } else {
         // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this call.
-        unsafe { (*seat).registry() }
+        unsafe { (*seat).registry }
     };
+    // SAFETY: the global registry is never freed; a seat's registry outlives the seat, which
+    // the calling thread occupies during this call.
+    let registry: &Registry = unsafe { &*registry_ptr };
     // A pool of one thread has nobody to hand the rest to: its one worker would take the
     // rest back from the injector after the chunk (and a drive handed out splits otherwise).
     let threads = registry.num_threads();
@@ -329,7 +337,7 @@ where
     // Derived from the whole frame: the worker reaches `rest` and `result` through it.
     let ptr = (&raw const frame).cast::<JobHeader>().cast_mut();
     slot.registry
-        .store(std::ptr::from_ref(registry).cast_mut(), Ordering::Relaxed);
+        .store(registry_ptr.cast_mut(), Ordering::Relaxed);
     slot.since.store(since, Ordering::Relaxed);
     slot.guest.store(seat.is_null(), Ordering::Relaxed);
     slot.job.store(ptr, Ordering::Release);
@@ -495,15 +503,28 @@ fn patrol() {
                 // SAFETY: we took the frame out of its slot, so its owner waits on its latch
                 // (the frame and the registry it named, whose thread it is in, stay alive
                 // until the latch is set) and nobody else runs it. Its stores were made
-                // before its Release store of the pointer, which our CAS read.
-                unsafe {
+                // before its Release store of the pointer, which our CAS read. The registry
+                // pointer is an Arc's data pointer (`watch`): every registry is made by
+                // `Arc::new_cyclic`, and the global one lives in `GLOBAL`.
+                let registry = unsafe {
                     let head = job.cast_const().cast::<WatchHead>();
                     *(*head).elapsed.get() = age;
-                    if guest {
-                        (*registry).active_guests.fetch_add(1, Ordering::Relaxed);
-                    }
-                    (*registry).inject(JobRef::from_ptr(job));
+                    // Our own strong count: once the push below makes the rest visible, a
+                    // worker may run it and set the latch, the owner return and its pool be
+                    // dropped, all before `inject` has woken anyone (it reads the sleep state
+                    // after the push). The count keeps the registry until we are done.
+                    Arc::increment_strong_count(registry);
+                    Arc::from_raw(registry)
+                };
+                if guest {
+                    registry.active_guests.fetch_add(1, Ordering::Relaxed);
                 }
+                // SAFETY: the frame is alive and ours to hand out (above); after the push
+                // we no longer touch it.
+                registry.inject(unsafe { JobRef::from_ptr(job) });
+                // The last count if the pool was dropped meanwhile: the registry is then
+                // dropped here.
+                drop(registry);
                 hurry = HURRY_ROUNDS;
             }
         }
