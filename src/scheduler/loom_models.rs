@@ -1,6 +1,7 @@
 //! loom models of the lock-free protocols: the deque (push, pop and steal racing), the latch
-//! (set racing with falling asleep) and sleep/wake (a job posted while a worker goes to sleep
-//! is never lost). Run with `RUSTFLAGS="--cfg loom" cargo test --release --lib loom_models`.
+//! (set racing with falling asleep), sleep/wake (a job posted while a worker goes to sleep
+//! is never lost) and the watch's hand-off (the rest of a loop goes to exactly one of its
+//! owner and the watchman). Run with `RUSTFLAGS="--cfg loom" cargo test --release --lib loom_models`.
 //!
 //! Futex waits are modelled as "yield and return spuriously" (`sync::futex`), so a lost
 //! wake-up appears as a thread that never leaves its wait loop, which loom reports.
@@ -10,9 +11,12 @@
 #[cfg(test)]
 mod models {
     use crate::scheduler::deque::{Deque, Steal};
+    use crate::scheduler::injector::Injector;
     use crate::scheduler::job::{JobHeader, JobRef};
     use crate::scheduler::latch::{CoreLatch, SpinLatch};
+    use crate::scheduler::registry::Registry;
     use crate::scheduler::sleep::{IdleState, Sleep, SleepWord};
+    use crate::scheduler::watch_slot::Handoff;
     use crate::sync::{AtomicBool, Ordering};
     use loom::sync::Arc;
     use loom::thread;
@@ -200,6 +204,118 @@ mod models {
                 word.is_blocked(),
                 "the setter touched the waiter's sleep word after the waiter could leave"
             );
+        });
+    }
+
+    /// A watched loop's frame: what the owner wrote before publishing it (`rest`), and what
+    /// the watchman writes before handing it out (`elapsed`).
+    #[repr(C)]
+    struct Frame {
+        header: JobHeader,
+        rest: loom::cell::UnsafeCell<u64>,
+        elapsed: loom::cell::UnsafeCell<u64>,
+    }
+
+    /// A frame's address, sent to the watchman as the real one reaches it through a slot.
+    struct FramePtr(*mut Frame);
+    // SAFETY: the model's threads reach the frame only as the watch's protocol lets them,
+    // which is what the model checks (loom's cells report any unordered access).
+    unsafe impl Send for FramePtr {}
+
+    fn fake_registry(n: usize) -> *const Registry {
+        std::ptr::without_provenance(n * 64)
+    }
+
+    /// The watch's hand-off (`watch_slot`), two watches in a row on one slot: the owner
+    /// publishes a frame, then takes it back, or, if the watchman took it, pops it from the
+    /// injector as the worker would and "runs" it, before it watches the next loop. The
+    /// watchman looks at the slot twice and takes what it finds. Checked: each rest goes to
+    /// exactly one of them, the watchman's view after a take is that watch's (its registry
+    /// and guest flag, not the first watch's), the worker sees what the owner wrote into the
+    /// frame and what the watchman wrote after taking it, and nothing is handed out twice.
+    #[test]
+    fn watch_slot_hands_the_rest_to_exactly_one() {
+        unsafe fn never_run(_: std::ptr::NonNull<JobHeader>) {
+            unreachable!("the model runs frames itself");
+        }
+        loom::model(|| {
+            let slot = Arc::new(Handoff::new());
+            let injector = Arc::new(Injector::new(2));
+            let frames: Vec<*mut Frame> = (0..2)
+                .map(|_| {
+                    Box::into_raw(Box::new(Frame {
+                        header: JobHeader { execute: never_run },
+                        rest: loom::cell::UnsafeCell::new(0),
+                        elapsed: loom::cell::UnsafeCell::new(0),
+                    }))
+                })
+                .collect();
+            let watchman = {
+                let (slot, injector) = (slot.clone(), injector.clone());
+                let ptrs: Vec<FramePtr> = frames.iter().map(|&f| FramePtr(f)).collect();
+                thread::spawn(move || {
+                    let mut taken = 0;
+                    for _ in 0..2 {
+                        let job = slot.watched();
+                        if job.is_null() {
+                            loom::thread::yield_now();
+                            continue;
+                        }
+                        let Some(t) = slot.take(job) else { continue };
+                        let i = ptrs
+                            .iter()
+                            .position(|p| p.0.cast::<JobHeader>() == job)
+                            .expect("a published frame");
+                        assert_eq!(t.registry, fake_registry(i + 1), "watch {i}'s registry");
+                        assert_eq!(t.guest, i == 1, "watch {i}'s guest flag");
+                        // SAFETY: we took the frame, so it is alive (its owner waits for it)
+                        // and ours until we push it.
+                        unsafe {
+                            (*ptrs[i].0).elapsed.with_mut(|e| *e = 100 + i as u64);
+                            injector.push(JobRef::new(job));
+                        }
+                        taken += 1;
+                    }
+                    taken
+                })
+            };
+            let mut lost = 0;
+            for (i, &frame) in frames.iter().enumerate() {
+                // SAFETY: not published yet: ours alone.
+                unsafe { (*frame).rest.with_mut(|r| *r = 10 + i as u64) };
+                slot.publish(frame.cast(), fake_registry(i + 1), i as u64, i == 1);
+                if slot.reclaim() {
+                    continue;
+                }
+                lost += 1;
+                // Taken: wait for it in the injector, and run it as its worker would.
+                let job = loop {
+                    if let Some(job) = injector.pop() {
+                        break job;
+                    }
+                    loom::thread::yield_now();
+                };
+                assert_eq!(
+                    job.as_ptr(),
+                    frame.cast(),
+                    "the rest handed out is this watch's"
+                );
+                // SAFETY: popped from the injector: the watchman is done with the frame.
+                unsafe {
+                    assert_eq!((*frame).rest.with(|r| *r), 10 + i as u64);
+                    assert_eq!((*frame).elapsed.with(|e| *e), 100 + i as u64);
+                }
+            }
+            assert_eq!(
+                watchman.join().unwrap(),
+                lost,
+                "every rest taken was run once"
+            );
+            assert!(injector.pop().is_none(), "nothing handed out twice");
+            for frame in frames {
+                // SAFETY: made by `Box::into_raw` above; nobody uses it any more.
+                drop(unsafe { Box::from_raw(frame) });
+            }
         });
     }
 }

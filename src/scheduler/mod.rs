@@ -25,6 +25,7 @@ mod sleep;
 mod spawn;
 #[cfg(not(loom))]
 mod watch;
+mod watch_slot;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

@@ -30,11 +30,10 @@
 //! (a sum of 8 or 32 items on the 2-core VM, best of 101 rounds of 200 calls: 54 against 40
 //! ns; the sequential loop takes 2 to 3 ns). Longer loops pay one load ([`may_watch`]).
 //!
-//! Memory ordering: the owner's stores of the frame, the registry and the clock reading
-//! happen before its Release store of the slot's pointer; the watchman's CAS reads that
-//! store (Acquire), so it sees them. Exactly one of the owner's swap and the watchman's CAS
-//! takes the pointer out of the slot (both are read-modify-writes of one atomic), and the
-//! one that does owns the rest. The watchman writes the elapsed time into the frame before
+//! Memory ordering: the slot's hand-off (`watch_slot.rs`, with a loom model) publishes the
+//! frame, the registry and the clock reading with a Release store of the slot's pointer that
+//! the watchman's CAS reads (Acquire); exactly one of the owner's swap and the watchman's CAS
+//! takes the pointer out of the slot, and the one that does owns the rest. The watchman writes the elapsed time into the frame before
 //! injecting it; the injector's push and pop order that write before the executing worker's
 //! read. The worker's result reaches the owner through the frame's latch (Release/Acquire).
 //! The watchman injects under a strong count of the registry: its push makes the rest
@@ -49,9 +48,8 @@ use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::pool::{global_registry, GLOBAL};
 use super::registry::{current_seat, Registry, Seat};
-use crate::sync::{
-    ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
-};
+use super::watch_slot::{Handoff, Taken};
+use crate::sync::{ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -132,19 +130,15 @@ static WATCHMAN: OnceLock<Option<Thread>> = OnceLock::new();
 /// A thread's watch slot. Slots are never freed: a thread's slot is marked free when the
 /// thread ends and taken by the next thread that watches a loop, so there are as many slots
 /// as threads ever watched loops at once.
+///
+/// Its hand-off's `guest` flag says whether the owner runs outside every pool: a core the
+/// pool's count of guests does not know of. Once the rest is handed out the owner counts as
+/// a guest running parallel work (`Registry::active_guests`) until its chunk ends, so that
+/// the workers woken for the rest leave it its core.
 #[repr(align(128))]
 struct Slot {
-    /// The watched frame (a [`WatchHead`] first), or null.
-    job: AtomicPtr<JobHeader>,
-    /// The clock when the watch began.
-    since: AtomicU64,
-    /// The registry the rest goes to.
-    registry: AtomicPtr<Registry>,
-    /// Whether the owner runs outside every pool: a core the pool's count of guests does not
-    /// know of. Once the rest is handed out the owner counts as a guest running parallel
-    /// work (`Registry::active_guests`) until its chunk ends, so that the workers woken for
-    /// the rest leave it its core.
-    guest: AtomicBool,
+    /// The watch itself: frame, clock reading, registry, guest flag.
+    handoff: Handoff,
     /// Whether a live thread owns the slot.
     in_use: AtomicBool,
     /// The next slot of the list; fixed before the slot is published.
@@ -182,10 +176,7 @@ fn claim_slot() -> &'static Slot {
         }
     }
     let slot: &'static mut Slot = Box::leak(Box::new(Slot {
-        job: AtomicPtr::new(std::ptr::null_mut()),
-        since: AtomicU64::new(0),
-        registry: AtomicPtr::new(std::ptr::null_mut()),
-        guest: AtomicBool::new(false),
+        handoff: Handoff::new(),
         in_use: AtomicBool::new(true),
         next: std::ptr::null(),
     }));
@@ -205,7 +196,7 @@ struct SlotClaim(&'static Slot);
 impl Drop for SlotClaim {
     fn drop(&mut self) {
         // A thread ends outside every loop, so the slot is not watched.
-        debug_assert!(self.0.job.load(Ordering::Relaxed).is_null());
+        debug_assert!(!self.0.handoff.is_watched());
         self.0.in_use.store(false, Ordering::Release);
     }
 }
@@ -311,7 +302,7 @@ where
     let Ok(slot) = MY_SLOT.try_with(|claim| claim.0) else {
         return (first(), Ok(data));
     };
-    if !slot.job.load(Ordering::Relaxed).is_null() {
+    if slot.handoff.is_watched() {
         // A loop around this one, on this thread, is watched: its rescue covers this one.
         return (first(), Ok(data));
     }
@@ -336,11 +327,8 @@ where
     };
     // Derived from the whole frame: the worker reaches `rest` and `result` through it.
     let ptr = (&raw const frame).cast::<JobHeader>().cast_mut();
-    slot.registry
-        .store(registry_ptr.cast_mut(), Ordering::Relaxed);
-    slot.since.store(since, Ordering::Relaxed);
-    slot.guest.store(seat.is_null(), Ordering::Relaxed);
-    slot.job.store(ptr, Ordering::Release);
+    slot.handoff
+        .publish(ptr, registry_ptr, since, seat.is_null());
     if STATE.load(Ordering::Relaxed) == DEEP
         && STATE
             .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
@@ -379,9 +367,7 @@ impl<T, F, R> Watched<'_, T, F, R> {
     /// Takes the watch back: `None` if the rest was not handed out (the caller takes it back
     /// out of the frame), else the rest's result, once it is done.
     fn settle(&self) -> Option<std::thread::Result<R>> {
-        let mine = self.slot.job.swap(std::ptr::null_mut(), Ordering::Acquire);
-        if !mine.is_null() {
-            debug_assert_eq!(mine.cast_const(), std::ptr::from_ref(self.frame).cast());
+        if self.slot.handoff.reclaim() {
             return None;
         }
         // Handed out: wait for the worker, as a join waits for its thief.
@@ -459,11 +445,12 @@ fn patrol() {
         let mut soon = false;
         let mut latest = newest;
         for slot in slots() {
-            let since = slot.since.load(Ordering::Relaxed);
+            let handoff = &slot.handoff;
+            let since = handoff.since();
             if since.wrapping_sub(latest) < u64::MAX / 2 {
                 latest = since;
             }
-            let job = slot.job.load(Ordering::Acquire);
+            let job = handoff.watched();
             if job.is_null() {
                 continue;
             }
@@ -482,24 +469,11 @@ fn patrol() {
             }
             // The registry is only compared with the global pool's address, and `guest` only
             // counted: harmless if stale.
-            let guest = slot.guest.load(Ordering::Relaxed);
-            if !worth_rescue(slot.registry.load(Ordering::Relaxed), guest) {
+            let (registry, guest) = handoff.hints();
+            if !worth_rescue(registry, guest) {
                 continue;
             }
-            if slot
-                .job
-                .compare_exchange(
-                    job,
-                    std::ptr::null_mut(),
-                    Ordering::Acquire,
-                    Ordering::Relaxed,
-                )
-                .is_ok()
-            {
-                // The owner stored these before its Release store of the pointer our CAS
-                // read, and cannot watch again before the rest we took is done.
-                let registry = slot.registry.load(Ordering::Relaxed);
-                let guest = slot.guest.load(Ordering::Relaxed);
+            if let Some(Taken { registry, guest }) = handoff.take(job) {
                 // SAFETY: we took the frame out of its slot, so its owner waits on its latch
                 // (the frame and the registry it named, whose thread it is in, stay alive
                 // until the latch is set) and nobody else runs it. Its stores were made
@@ -536,7 +510,7 @@ fn patrol() {
         }
         if quiet >= PATROL_ROUNDS {
             STATE.store(DEEP, Ordering::SeqCst);
-            if slots().any(|slot| !slot.job.load(Ordering::SeqCst).is_null()) {
+            if slots().any(|slot| slot.handoff.watched_seq_cst()) {
                 STATE.store(PATROLLING, Ordering::Relaxed);
                 continue;
             }

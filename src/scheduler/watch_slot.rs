@@ -1,0 +1,150 @@
+//! A watch slot's hand-off: the lock-free part of the watch (`watch.rs`), kept apart so that
+//! the loom models (`loom_models.rs`, `watch_slot_hands_the_rest_to_exactly_one`) check the
+//! code the watch runs.
+//!
+//! The owner of a slot (the thread whose loop is watched) publishes the rest of its loop
+//! ([`Handoff::publish`]), runs its first chunk, and takes the rest back
+//! ([`Handoff::reclaim`]). Meanwhile the watchman may look at the slot ([`Handoff::since`],
+//! [`Handoff::watched`], [`Handoff::hints`]) and take the rest ([`Handoff::take`]) to hand it
+//! to the pool.
+//!
+//! Memory ordering:
+//! - The owner stores the clock reading, the registry and the guest flag (Relaxed), then the
+//!   frame's pointer (Release). Everything it wrote into the frame before `publish` is
+//!   ordered before that store too.
+//! - `take` is a CAS of the pointer to null that reads the owner's Release store (Acquire):
+//!   after it, the frame's contents and the three fields are those of this watch. (A later
+//!   watch cannot overwrite them while this one is taken: the owner publishes again only after
+//!   the rest it lost has run.)
+//! - A later watch may publish a frame at the address of one the watchman read before (the
+//!   same call site at the same stack depth): its `take` then takes the later watch, which is
+//!   sound, since the pointer is all it uses and the fields are read after the CAS.
+//! - `reclaim` is a swap to null. Both it and `take` are read-modify-writes of one atomic, so
+//!   exactly one of them finds the pointer: the one that does owns the rest.
+//! - What `since`, `watched` and `hints` read before a `take` may belong to another watch
+//!   (`since` and `hints` are Relaxed, and read apart from the pointer): the watchman uses them
+//!   only to choose whether to take, never to reach memory.
+//! - From a successful `take` on, the frame is reached through the injector (whose push and
+//!   pop order the watchman's writes before the worker's reads) and the frame's latch (the
+//!   worker's writes before the owner's reads); `watch.rs` says more.
+
+// Under loom only the model uses this module, and not all of it.
+#![cfg_attr(loom, allow(dead_code))]
+
+use super::job::JobHeader;
+use super::registry::Registry;
+use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+
+/// The shared part of a watch slot.
+pub(crate) struct Handoff {
+    /// The watched frame (a `WatchHead` first), or null.
+    job: AtomicPtr<JobHeader>,
+    /// The clock when the watch began.
+    since: AtomicU64,
+    /// The registry the rest goes to.
+    registry: AtomicPtr<Registry>,
+    /// Whether the owner runs outside every pool (see `watch.rs`).
+    guest: AtomicBool,
+}
+
+/// What the watchman learns with the rest it took.
+pub(crate) struct Taken {
+    /// The registry the owner named.
+    pub(crate) registry: *const Registry,
+    /// Whether the owner runs outside every pool.
+    pub(crate) guest: bool,
+}
+
+impl Handoff {
+    /// An empty slot.
+    pub(crate) fn new() -> Handoff {
+        Handoff {
+            job: AtomicPtr::new(std::ptr::null_mut()),
+            since: AtomicU64::new(0),
+            registry: AtomicPtr::new(std::ptr::null_mut()),
+            guest: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a watch is published (the owner's own view; the watchman may have just taken
+    /// it).
+    #[inline]
+    pub(crate) fn is_watched(&self) -> bool {
+        !self.job.load(Ordering::Relaxed).is_null()
+    }
+
+    /// Publishes `job`, to go to `registry`, watched from clock `since`. Owner only, with no
+    /// watch published.
+    #[inline]
+    pub(crate) fn publish(
+        &self,
+        job: *mut JobHeader,
+        registry: *const Registry,
+        since: u64,
+        guest: bool,
+    ) {
+        self.registry.store(registry.cast_mut(), Ordering::Relaxed);
+        self.since.store(since, Ordering::Relaxed);
+        self.guest.store(guest, Ordering::Relaxed);
+        // Release: the three stores above and the frame's contents go with the pointer.
+        self.job.store(job, Ordering::Release);
+    }
+
+    /// Takes the published watch back: true if it was still there (the owner keeps the rest),
+    /// false if the watchman took it. Owner only, after `publish`.
+    #[inline]
+    pub(crate) fn reclaim(&self) -> bool {
+        !self
+            .job
+            .swap(std::ptr::null_mut(), Ordering::Acquire)
+            .is_null()
+    }
+
+    /// When the watch began, as last stored: may be another watch's (see the module docs).
+    #[inline]
+    pub(crate) fn since(&self) -> u64 {
+        self.since.load(Ordering::Relaxed)
+    }
+
+    /// The published frame, or null.
+    #[inline]
+    pub(crate) fn watched(&self) -> *mut JobHeader {
+        self.job.load(Ordering::Acquire)
+    }
+
+    /// The same, in the single total order of SeqCst operations (the watchman's check before
+    /// it sleeps for good).
+    pub(crate) fn watched_seq_cst(&self) -> bool {
+        !self.job.load(Ordering::SeqCst).is_null()
+    }
+
+    /// The registry and guest flag as last stored: may be another watch's, so only to be
+    /// compared and counted, never dereferenced.
+    #[inline]
+    pub(crate) fn hints(&self) -> (*const Registry, bool) {
+        (
+            self.registry.load(Ordering::Relaxed).cast_const(),
+            self.guest.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Takes the watch of `job` (read by [`watched`](Self::watched)) if the owner has not
+    /// taken it back: the caller then owns the rest, and the owner waits for it.
+    #[inline]
+    pub(crate) fn take(&self, job: *mut JobHeader) -> Option<Taken> {
+        self.job
+            .compare_exchange(
+                job,
+                std::ptr::null_mut(),
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            )
+            .ok()?;
+        // The owner stored these before its Release store of the pointer our CAS read, and
+        // cannot publish again before the rest we took has run.
+        Some(Taken {
+            registry: self.registry.load(Ordering::Relaxed).cast_const(),
+            guest: self.guest.load(Ordering::Relaxed),
+        })
+    }
+}
