@@ -235,6 +235,10 @@ mod models {
     /// frame and what the watchman wrote after taking it, and nothing is handed out twice.
     #[test]
     fn watch_slot_hands_the_rest_to_exactly_one() {
+        /// The frames' `execute`, never called: the model runs its frames itself.
+        ///
+        /// # Safety
+        /// None needed (it only panics); `unsafe` for the type of `JobHeader::execute`.
         unsafe fn never_run(_: std::ptr::NonNull<JobHeader>) {
             unreachable!("the model runs frames itself");
         }
