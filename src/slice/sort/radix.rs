@@ -1443,7 +1443,9 @@ mod tests {
         let mut expected = keys.clone();
         expected.sort_unstable();
         assert_eq!(par_radix_sorted(keys), expected);
-        // Signed keys on both sides of zero, and keys whose high bits never differ.
+        // Signed keys on both sides of zero, and keys whose high bits never differ (shorter
+        // under Miri: the sample sees every key of those, which changes nothing here).
+        let len = if cfg!(miri) { 400 } else { len };
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             state ^= state << 13;
