@@ -95,7 +95,17 @@ const PARALLEL_APPEND_BYTES: usize = 256 << 10;
 /// items: growing it in place is at worst the allocation and copy a fresh vector would cost);
 /// the others are copied into place in parallel, each thread taking a range of the
 /// destination. No user code runs here, so nothing can panic part-way.
-pub(super) fn append_list<T: Send>(vec: &mut Vec<T>, mut list: LinkedList<Vec<T>>) {
+pub(super) fn append_list<T: Send>(vec: &mut Vec<T>, list: LinkedList<Vec<T>>) {
+    append_list_from(vec, list, PARALLEL_APPEND_BYTES);
+}
+
+/// [`append_list`], copying in parallel once the items to copy take `parallel_bytes` or more
+/// (a parameter so that the tests reach the parallel copy with a few items, under Miri too).
+fn append_list_from<T: Send>(
+    vec: &mut Vec<T>,
+    mut list: LinkedList<Vec<T>>,
+    parallel_bytes: usize,
+) {
     let total: usize = list.iter().map(Vec::len).sum();
     if vec.is_empty() && vec.capacity() < total {
         if let Some(first) = list.pop_front() {
@@ -110,7 +120,7 @@ pub(super) fn append_list<T: Send>(vec: &mut Vec<T>, mut list: LinkedList<Vec<T>
     vec.reserve(extra);
     let start = vec.len();
     let bytes = extra.saturating_mul(std::mem::size_of::<T>());
-    if bytes < PARALLEL_APPEND_BYTES {
+    if bytes < parallel_bytes {
         for mut piece in pieces {
             vec.append(&mut piece);
         }
@@ -192,5 +202,83 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
         let mut v = Vec::new();
         v.par_extend(par_iter);
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Pieces of `lens` items, numbered on from `first` across the pieces.
+    fn pieces<T>(first: usize, lens: &[usize], item: impl Fn(usize) -> T) -> LinkedList<Vec<T>> {
+        let mut next = first;
+        let mut list = LinkedList::new();
+        for &len in lens {
+            list.push_back((next..next + len).map(&item).collect());
+            next += len;
+        }
+        list
+    }
+
+    /// The parallel copy puts every item in its place, once, behind what `vec` held, for
+    /// pieces of uneven lengths (empty ones too), and for items that own memory; the empty
+    /// destination adopts the first piece. A pool of 3 threads, so that the copy may split.
+    #[test]
+    fn append_list_copies_in_parallel_in_order() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let lens: &[usize] = if cfg!(miri) {
+            &[3, 0, 1, 7, 2, 0, 5]
+        } else {
+            &[1000, 0, 1, 37_000, 5, 0, 12_000, 3]
+        };
+        let total: usize = lens.iter().sum();
+        pool.install(|| {
+            for (threshold, held) in [(0, 0), (0, 4), (PARALLEL_APPEND_BYTES, 0)] {
+                let mut numbers: Vec<u64> = (0..held as u64).collect();
+                append_list_from(&mut numbers, pieces(held, lens, |i| i as u64), threshold);
+                assert!(numbers.iter().copied().eq(0..(held + total) as u64));
+
+                let mut strings: Vec<String> = (0..held).map(|i| i.to_string()).collect();
+                append_list_from(
+                    &mut strings,
+                    pieces(held, lens, |i| i.to_string()),
+                    threshold,
+                );
+                assert_eq!(strings.len(), held + total);
+                assert!(strings.iter().enumerate().all(|(i, s)| *s == i.to_string()));
+            }
+        });
+    }
+
+    /// Items moved by the parallel copy are dropped once, by their new owner.
+    #[test]
+    fn append_list_drops_each_item_once() {
+        static DROPS: AtomicUsize = AtomicUsize::new(0);
+        struct Counted(#[allow(dead_code)] usize);
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                DROPS.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let lens = [2, 9, 0, 4, 6];
+        pool.install(|| {
+            let mut v = vec![Counted(0)];
+            append_list_from(&mut v, pieces(1, &lens, Counted), 0);
+            assert!(v.iter().enumerate().all(|(i, c)| c.0 == i));
+            assert_eq!(DROPS.load(Ordering::Relaxed), 0);
+            drop(v);
+        });
+        assert_eq!(
+            DROPS.load(Ordering::Relaxed),
+            1 + lens.iter().sum::<usize>()
+        );
     }
 }
