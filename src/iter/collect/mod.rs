@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn append_list_drops_each_item_once() {
         static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted(#[allow(dead_code)] usize);
+        struct Counted(usize);
         impl Drop for Counted {
             fn drop(&mut self) {
                 DROPS.fetch_add(1, Ordering::Relaxed);
