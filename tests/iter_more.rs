@@ -356,6 +356,23 @@ fn last_searches_stop_early() {
                 "find_map_last tested every item"
             );
 
+            // Behind adapters, whose consumers forward the search's hints.
+            calls.store(0, Ordering::Relaxed);
+            let behind = v
+                .par_iter()
+                .map(|&x| x as usize)
+                .filter(|&x| x % 2 == 0)
+                .map_init(|| (), |_, x| x)
+                .find_last(|&x| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    x % 1000 == 0
+                });
+            assert_eq!(behind, Some(n - 1000));
+            assert!(
+                calls.load(Ordering::Relaxed) < n / 10,
+                "find_last behind map, filter and map_init tested every item"
+            );
+
             // Too long to scan: only a search from the back returns.
             assert_eq!(
                 (0..u64::MAX).into_par_iter().find_last(|&x| x % 10 == 3),
@@ -363,6 +380,49 @@ fn last_searches_stop_early() {
             );
         });
     }
+}
+
+/// On one thread, nothing splits a loop, so a `fold` whose folder continues over the chunks
+/// of a loop (`Consumer::folder_continues`) makes one accumulator, also behind adapters that
+/// forward the hint; a fold that made one per chunk would make about 20 here.
+#[test]
+fn folds_continue_over_the_chunks_of_a_loop() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let n = 1_000_000u64;
+        let made = AtomicUsize::new(0);
+        let identity = || {
+            made.fetch_add(1, Ordering::Relaxed);
+            0u64
+        };
+        let sums: Vec<u64> = (0..n)
+            .into_par_iter()
+            .fold(identity, |a, x| a + x)
+            .collect();
+        assert_eq!(sums.iter().sum::<u64>(), n * (n - 1) / 2);
+        assert_eq!(
+            made.swap(0, Ordering::Relaxed),
+            1,
+            "fold made an accumulator per chunk"
+        );
+        let sums: Vec<u64> = (0..n)
+            .into_par_iter()
+            .map(|x| x * 2)
+            .filter(|x| x % 3 == 0)
+            .fold(identity, |a, x| a + x)
+            .collect();
+        let expected: u64 = (0..n).map(|x| x * 2).filter(|x| x % 3 == 0).sum();
+        assert_eq!(sums.iter().sum::<u64>(), expected);
+        assert_eq!(
+            made.load(Ordering::Relaxed),
+            1,
+            "fold behind map and filter made an accumulator per chunk"
+        );
+    });
 }
 
 /// Ordered searches hand work off by keeping a lead at the end they start from (see

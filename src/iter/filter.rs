@@ -132,7 +132,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    forward_hints!(base, len);
+    forward_hints!(base: C => R, len);
 }
 
 impl<'p, T, R, C, P> UnindexedConsumer<T> for FilterMapConsumer<'p, C, P>

@@ -289,6 +289,7 @@ where
     fn full(&self) -> bool {
         self.beaten()
     }
+    const MAY_FOLD_FROM_BACK: bool = true;
     fn folds_from_back(&self) -> bool {
         // The last match is nearest the back: searching there first lets the rest stop.
         self.direction == Direction::Last

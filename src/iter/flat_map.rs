@@ -87,6 +87,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    const MAY_FOLD_FROM_BACK: bool = <C as Consumer<PI::Item>>::MAY_FOLD_FROM_BACK;
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()
     }
@@ -238,7 +239,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    forward_hints!(base, len);
+    forward_hints!(base: C => SI::Item, len);
 }
 
 impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>

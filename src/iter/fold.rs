@@ -183,6 +183,7 @@ where
     /// One accumulator may take any run of consecutive items (`fold` promises nothing about
     /// how many accumulators there are), so one per loop of the driver: a
     /// `fold(Vec::new, ..).reduce(..)` then joins a few vectors, not one per chunk.
+    const FOLDER_MAY_CONTINUE: bool = true;
     fn folder_continues(&self) -> bool {
         true
     }

@@ -184,7 +184,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    forward_hints!(base, len);
+    forward_hints!(base: C => R, len);
 }
 
 impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>

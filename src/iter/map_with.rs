@@ -354,7 +354,7 @@ where
     }
     // A state may serve any run of items (as for `fold`), so its folder goes on where the base's
     // folder does.
-    forward_hints!(base, len);
+    forward_hints!(base: C => R, len);
 }
 
 impl<'f, T, R, C, S, F> UnindexedConsumer<T> for SeedConsumer<'f, C, S, F>

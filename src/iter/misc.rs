@@ -235,7 +235,7 @@ impl<'f, T, C: Consumer<T>> Consumer<T> for FuseConsumer<'f, C> {
     fn full(&self) -> bool {
         self.fuse.load(Ordering::Relaxed) || self.base.full()
     }
-    forward_hints!(base, len);
+    forward_hints!(base: C => T, len);
 }
 
 impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for FuseConsumer<'f, C> {
@@ -420,7 +420,7 @@ impl<'d, T, C: Consumer<T>, D: Fn() -> bool + Sync> Consumer<Option<T>>
     fn full(&self) -> bool {
         (self.done)() || self.base.full()
     }
-    forward_hints!(base, len);
+    forward_hints!(base: C => T, len);
 }
 
 impl<'d, T, C: UnindexedConsumer<T>, D: Fn() -> bool + Sync> UnindexedConsumer<Option<T>>
@@ -566,7 +566,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    forward_hints!(base);
+    forward_hints!(base: C => T);
 }
 
 impl<C, T> UnindexedConsumer<T> for IntersperseConsumer<C, T>

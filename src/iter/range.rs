@@ -241,11 +241,14 @@ macro_rules! unindexed_range {
                 let (front, back) = (range.start..mid, mid..range.end);
                 let reducer = consumer.to_reducer();
                 let left = consumer.split_off_left();
-                let (left, right) = join_halves(
-                    consumer.folds_from_back(),
-                    move || Self::drive_wide(front, left, depth - 1),
-                    move || Self::drive_wide(back, consumer, depth - 1),
-                );
+                let from_back = C::MAY_FOLD_FROM_BACK && consumer.folds_from_back();
+                let front_half = move || Self::drive_wide(front, left, depth - 1);
+                let back_half = move || Self::drive_wide(back, consumer, depth - 1);
+                let (left, right) = if C::MAY_FOLD_FROM_BACK {
+                    join_halves(from_back, front_half, back_half)
+                } else {
+                    crate::join(front_half, back_half)
+                };
                 reducer.reduce(left, right)
             }
 
@@ -253,7 +256,7 @@ macro_rules! unindexed_range {
             /// (off the back for a consumer that folds from the back), each given half of the
             /// positions left, until the consumer is full or what is left fits a `usize`.
             fn drive_pieces<C: UnindexedConsumer<$t>>(mut range: Range<$t>, mut consumer: C) -> C::Result {
-                let from_back = consumer.folds_from_back();
+                let from_back = C::MAY_FOLD_FROM_BACK && consumer.folds_from_back();
                 // The results of the pieces done so far, and how to join one more to them.
                 let mut done: Option<C::Result> = None;
                 let join_to = |done: Option<C::Result>, result: C::Result, reducer: C::Reducer| match done {

@@ -425,6 +425,7 @@ where
         self.base.full()
     }
     /// As for `fold`: one accumulator may take any run of consecutive items.
+    const FOLDER_MAY_CONTINUE: bool = true;
     fn folder_continues(&self) -> bool {
         true
     }

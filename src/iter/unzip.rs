@@ -273,6 +273,7 @@ where
     fn full(&self) -> bool {
         self.left.full() && self.right.full()
     }
+    const FOLDER_MAY_CONTINUE: bool = CA::FOLDER_MAY_CONTINUE && CB::FOLDER_MAY_CONTINUE;
     fn folder_continues(&self) -> bool {
         self.left.folder_continues() && self.right.folder_continues()
     }

@@ -45,7 +45,7 @@
 //! would without the watch.
 
 use super::job::{JobHeader, JobRef};
-use super::latch::CountLatch;
+use super::latch::{BlockingLatch, CountLatch};
 use super::pool::{global_registry, GLOBAL};
 use super::registry::{current_seat, Registry, Seat};
 use super::watch_slot::{Handoff, Taken};
@@ -281,109 +281,143 @@ where
     F: FnOnce(T, u64) -> R + Send,
     R: Send,
 {
-    let seat = current_seat();
-    // The Arc's data pointer itself (not a reborrow of it): the watchman takes a strong count
-    // through it while it hands the rest out.
-    let registry_ptr: *const Registry = if seat.is_null() {
-        Arc::as_ptr(global_registry())
-    } else {
-        // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this call.
-        unsafe { (*seat).registry }
-    };
-    // SAFETY: the global registry is never freed; a seat's registry outlives the seat, which
-    // the calling thread occupies during this call.
-    let registry: &Registry = unsafe { &*registry_ptr };
-    // A pool of one thread has nobody to hand the rest to: its one worker would take the
-    // rest back from the injector after the chunk (and a drive handed out splits otherwise).
-    let threads = registry.num_threads();
-    if threads < 2 || items > WATCH_ITEMS_PER_THREAD.saturating_mul(threads) {
-        return (first(), Ok(data));
-    }
-    let Ok(slot) = MY_SLOT.try_with(|claim| claim.0) else {
-        return (first(), Ok(data));
-    };
-    if slot.handoff.is_watched() {
-        // A loop around this one, on this thread, is watched: its rescue covers this one.
-        return (first(), Ok(data));
-    }
-    let Some(watchman) = watchman() else {
+    // Only the frame's layout and the reading of the result depend on the types: the rest is
+    // in `Watch`, compiled once rather than for every loop of every pipeline.
+    let Some(watch) = Watch::open(items) else {
         return (first(), Ok(data));
     };
     let frame = WatchFrame::<T, F, R> {
-        head: WatchHead {
-            header: JobHeader {
-                execute: execute_watched::<T, F, R>,
-            },
-            elapsed: UnsafeCell::new(0),
-            latch: if seat.is_null() {
-                CountLatch::new_blocking()
-            } else {
-                // SAFETY: as above.
-                CountLatch::new(unsafe { &(*seat).sleep_word })
-            },
-        },
+        head: watch.head(execute_watched::<T, F, R>),
         rest: UnsafeCell::new(ManuallyDrop::new((data, rescue))),
         result: UnsafeCell::new(MaybeUninit::uninit()),
     };
     // Derived from the whole frame: the worker reaches `rest` and `result` through it.
     let ptr = (&raw const frame).cast::<JobHeader>().cast_mut();
-    slot.handoff
-        .publish(ptr, registry_ptr, since, seat.is_null());
-    if STATE.load(Ordering::Relaxed) == DEEP
-        && STATE
-            .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-    {
-        watchman.unpark();
-    }
+    watch.publish(ptr, since);
     let watched = Watched {
-        slot,
+        watch: &watch,
         frame: &frame,
-        seat,
-        registry,
     };
     let ra = first();
-    let settled = watched.settle();
+    let handed = watch.settle(&frame.head);
     // Settled: the guard's unwinding path is not needed.
     std::mem::forget(watched);
-    match settled {
+    if !handed {
         // Not handed out: nobody else has seen `rest`.
-        None => (ra, Ok(ManuallyDrop::into_inner(frame.rest.into_inner()).0)),
-        Some(Ok(rb)) => (ra, Err(rb)),
-        Some(Err(payload)) => resume_unwind(payload),
+        return (ra, Ok(ManuallyDrop::into_inner(frame.rest.into_inner()).0));
+    }
+    // SAFETY: handed out and settled, so the worker wrote the result (Release/Acquire
+    // through the latch), and nothing else reads it.
+    match unsafe { frame.result.into_inner().assume_init() } {
+        Ok(rb) => (ra, Err(rb)),
+        Err(payload) => resume_unwind(payload),
     }
 }
 
-/// The owner's side of a watch once its chunk has returned or is unwinding (a guard rather
-/// than `catch_unwind`, which cost a few nanoseconds on every short loop).
-struct Watched<'a, T, F, R> {
-    slot: &'static Slot,
-    frame: &'a WatchFrame<T, F, R>,
+/// The type-independent side of one watch, on its owner's thread: the owner's seat (null
+/// outside every pool), the registry the rest goes to and the thread's slot.
+struct Watch {
     seat: *const Seat,
-    registry: &'a Registry,
+    /// The Arc's data pointer itself (not a reborrow of it): the watchman takes a strong
+    /// count through it while it hands the rest out.
+    registry: *const Registry,
+    slot: &'static Slot,
 }
 
-impl<T, F, R> Watched<'_, T, F, R> {
-    /// Takes the watch back: `None` if the rest was not handed out (the caller takes it back
-    /// out of the frame), else the rest's result, once it is done.
-    fn settle(&self) -> Option<std::thread::Result<R>> {
-        if self.slot.handoff.reclaim() {
+impl Watch {
+    /// The watch of a loop of `items` items on this thread, or `None` where the loop is not
+    /// watched (see [`watch`]).
+    #[inline]
+    fn open(items: usize) -> Option<Watch> {
+        let seat = current_seat();
+        let registry: *const Registry = if seat.is_null() {
+            Arc::as_ptr(global_registry())
+        } else {
+            // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this
+            // call.
+            unsafe { (*seat).registry }
+        };
+        // A pool of one thread has nobody to hand the rest to: its one worker would take the
+        // rest back from the injector after the chunk (and a drive handed out splits
+        // otherwise).
+        // SAFETY: the global registry is never freed; a seat's registry outlives the seat,
+        // which the calling thread occupies during this call.
+        let threads = unsafe { (*registry).num_threads() };
+        if threads < 2 || items > WATCH_ITEMS_PER_THREAD.saturating_mul(threads) {
             return None;
         }
-        // Handed out: wait for the worker, as a join waits for its thief.
-        let latch = &self.frame.head.latch;
+        let slot = MY_SLOT.try_with(|claim| claim.0).ok()?;
+        if slot.handoff.is_watched() {
+            // A loop around this one, on this thread, is watched: its rescue covers this one.
+            return None;
+        }
+        watchman()?;
+        Some(Watch {
+            seat,
+            registry,
+            slot,
+        })
+    }
+
+    /// The head of this watch's frame, whose job runs `execute`.
+    #[inline]
+    fn head(&self, execute: unsafe fn(NonNull<JobHeader>)) -> WatchHead {
+        WatchHead {
+            header: JobHeader { execute },
+            elapsed: UnsafeCell::new(0),
+            latch: if self.seat.is_null() {
+                CountLatch::new_blocking()
+            } else {
+                // SAFETY: as in `open`.
+                CountLatch::new(unsafe { &(*self.seat).sleep_word })
+            },
+        }
+    }
+
+    /// Publishes the frame `job` (whose loop began at clock `since`) in the slot, and wakes
+    /// the watchman if it sleeps for good.
+    #[inline]
+    fn publish(&self, job: *mut JobHeader, since: u64) {
+        self.slot
+            .handoff
+            .publish(job, self.registry, since, self.seat.is_null());
+        if STATE.load(Ordering::Relaxed) == DEEP
+            && STATE
+                .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            if let Some(watchman) = watchman() {
+                watchman.unpark();
+            }
+        }
+    }
+
+    /// Takes the watch back once its chunk has returned or is unwinding: false if the rest
+    /// was not handed out (the caller takes it back out of the frame), true once the worker
+    /// that took it has finished (its result is then in the frame).
+    #[inline]
+    fn settle(&self, head: &WatchHead) -> bool {
+        if self.slot.handoff.reclaim() {
+            return false;
+        }
+        self.wait(&head.latch);
+        true
+    }
+
+    /// Waits for the worker that took the rest, as a join waits for its thief.
+    #[cold]
+    #[inline(never)]
+    fn wait(&self, latch: &CountLatch) {
         if self.seat.is_null() {
             // The watchman counted us as a guest; now become one for real, so as to help
             // with the rest (it splits and shares at once) instead of blocking while a worker
             // may still be waking up. Entering costs tens of nanoseconds, against a rest of
             // milliseconds. With every guest seat taken, block.
-            let registry = self.registry;
+            // SAFETY: as in `open`.
+            let registry = unsafe { &*self.registry };
             registry.active_guests.fetch_sub(1, Ordering::Relaxed);
             let latch = latch.blocking_latch();
-            let helped = registry.try_enter_as_guest(latch, |latch| {
-                // SAFETY: we just entered, so CURRENT is our own guest seat.
-                unsafe { (*current_seat()).help_until(latch) }
-            });
+            let helped = registry.try_enter_as_guest(latch, help_until);
             if helped.is_err() {
                 latch.wait();
             }
@@ -392,10 +426,22 @@ impl<T, F, R> Watched<'_, T, F, R> {
             // so any `enter` inside it has been left).
             unsafe { (*self.seat).wait_until(latch.seat_latch()) };
         }
-        // SAFETY: the latch is set, so the worker wrote the result (Release/Acquire through
-        // it), and nothing else reads it.
-        Some(unsafe { (*self.frame.result.get()).assume_init_read() })
     }
+}
+
+/// Helps in the guest seat just entered until `latch` is set.
+fn help_until(latch: &BlockingLatch) {
+    // SAFETY: called by `try_enter_as_guest` right after entering, so CURRENT is our own
+    // guest seat.
+    unsafe { (*current_seat()).help_until(latch) }
+}
+
+/// The owner's side of a watch while its chunk runs: if the chunk panics, the guard settles
+/// the watch before the frame goes (a guard rather than `catch_unwind`, which cost a few
+/// nanoseconds on every short loop).
+struct Watched<'a, T, F, R> {
+    watch: &'a Watch,
+    frame: &'a WatchFrame<T, F, R>,
 }
 
 impl<T, F, R> Drop for Watched<'_, T, F, R> {
@@ -403,7 +449,11 @@ impl<T, F, R> Drop for Watched<'_, T, F, R> {
     /// the unwinding frees), then let the panic go on; the rest's own result or panic is
     /// dropped.
     fn drop(&mut self) {
-        if self.settle().is_none() {
+        if self.watch.settle(&self.frame.head) {
+            // SAFETY: handed out and settled: the worker wrote the result, which nobody else
+            // reads.
+            drop(unsafe { (*self.frame.result.get()).assume_init_read() });
+        } else {
             // SAFETY: not handed out, so `rest` is still in the frame and ours; the frame is
             // not used again (it is being unwound).
             unsafe { ManuallyDrop::drop(&mut *self.frame.rest.get()) };

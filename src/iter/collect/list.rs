@@ -22,6 +22,7 @@ impl<T: Send> Consumer<T> for ListVecConsumer {
     fn full(&self) -> bool {
         false
     }
+    const FOLDER_MAY_CONTINUE: bool = true;
     fn folder_continues(&self) -> bool {
         true
     }

@@ -287,6 +287,7 @@ impl<T: StrPiece> Consumer<T> for StringConsumer {
     fn full(&self) -> bool {
         false
     }
+    const FOLDER_MAY_CONTINUE: bool = true;
     fn folder_continues(&self) -> bool {
         true
     }
@@ -688,7 +689,7 @@ impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
     fn full(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::Relaxed) || self.base.full()
     }
-    forward_hints!(base, len);
+    forward_hints!(base: C => T, len);
 }
 
 impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C> {

@@ -122,6 +122,15 @@ pub trait Consumer<Item>: Send + Sized {
         false
     }
 
+    /// Whether [`folder_continues`] may return true for this type: the driver asks that method
+    /// only when this is true, and otherwise leaves the loop that continues a folder out of
+    /// the code it compiles for the pipeline. A consumer that overrides the method sets this
+    /// to true (adapters forward their base's). The default, false, is always correct. A
+    /// blitz-par extension.
+    ///
+    /// [`folder_continues`]: Consumer::folder_continues
+    const FOLDER_MAY_CONTINUE: bool = false;
+
     /// Whether the driver should peel chunks off the back of each loop instead of the front,
     /// and run the back half of a split first: true for searches that want the last match
     /// (`find_last`), which can then stop as soon as one is found. Chunks are still folded
@@ -131,6 +140,15 @@ pub trait Consumer<Item>: Send + Sized {
     fn folds_from_back(&self) -> bool {
         false
     }
+
+    /// Whether [`folds_from_back`] may return true for this type: the driver asks that method
+    /// only when this is true, and otherwise leaves the loops that fold from the back out of
+    /// the code it compiles for the pipeline. A consumer that overrides the method sets this
+    /// to true (adapters forward their base's). The default, false, is always correct. A
+    /// blitz-par extension.
+    ///
+    /// [`folds_from_back`]: Consumer::folds_from_back
+    const MAY_FOLD_FROM_BACK: bool = false;
 
     /// Whether this consumer searches for the match nearest one end (`find_first`,
     /// `position_first`, `find_last`, ...; the end is the back when [`folds_from_back`] says
@@ -160,13 +178,19 @@ pub trait Consumer<Item>: Send + Sized {
 }
 
 /// Implements [`Consumer`]'s blitz-par hints (`folder_continues`, `folds_from_back`,
-/// `searches_in_order`) by asking the adapter's field `$base`; `forward_hints!(base, len)` also
-/// forwards `with_len_hint`, for adapters whose `split_at(i)` splits the base at `i`.
+/// `searches_in_order`, and the constants that say whether the first two may be true) by
+/// asking the adapter's field `$base`, a `$c: Consumer<$item>`: `forward_hints!(base: C => R)`.
+/// `forward_hints!(base: C => R, len)` also forwards `with_len_hint`, for adapters whose
+/// `split_at(i)` splits the base at `i`.
 ///
 /// Every adapter of a consumer that keeps its items' order uses it, so that a search or a
 /// collect behind `map_init`, `panic_fuse` or `while_some` is driven as it is behind `map`.
 macro_rules! forward_hints {
-    ($base:ident) => {
+    ($base:ident: $c:ty => $item:ty) => {
+        const FOLDER_MAY_CONTINUE: bool =
+            <$c as $crate::iter::plumbing::Consumer<$item>>::FOLDER_MAY_CONTINUE;
+        const MAY_FOLD_FROM_BACK: bool =
+            <$c as $crate::iter::plumbing::Consumer<$item>>::MAY_FOLD_FROM_BACK;
         #[inline]
         fn folder_continues(&self) -> bool {
             self.$base.folder_continues()
@@ -180,8 +204,8 @@ macro_rules! forward_hints {
             self.$base.searches_in_order()
         }
     };
-    ($base:ident, len) => {
-        $crate::iter::plumbing::forward_hints!($base);
+    ($base:ident: $c:ty => $item:ty, len) => {
+        $crate::iter::plumbing::forward_hints!($base: $c => $item);
         #[inline]
         fn with_len_hint(self, len: usize) -> Self {
             Self {

@@ -593,7 +593,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if consumer.folder_continues() {
+    if C::FOLDER_MAY_CONTINUE && consumer.folder_continues() {
         if !pacer.entered && len > 0 {
             // The open folder cannot be carried into `enter` (folders need not be `Send`),
             // so a loop that keeps one enters first: a few tens of nanoseconds, against the
@@ -602,7 +602,7 @@ where
         }
         return drive_continuing(len, producer, consumer, pacer);
     }
-    if consumer.folds_from_back() {
+    if C::MAY_FOLD_FROM_BACK && consumer.folds_from_back() {
         return drive_from_back(len, producer, consumer, pacer);
     }
     pacer.start_loop();
@@ -694,15 +694,16 @@ where
     };
     // A consumer that folds from the back takes its first chunk from the back
     // (`drive_from_back`); its reducer then joins the rest (front) to the chunk (back).
-    let ((first_p, first_c), (rest_p, rest_c), reducer) = if consumer.folds_from_back() {
-        let (rest_p, back_p) = producer.split_at(len - n);
-        let (rest_c, back_c, reducer) = consumer.split_at(len - n);
-        ((back_p, back_c), (rest_p, rest_c), reducer)
-    } else {
-        let (front_p, rest_p) = producer.split_at(n);
-        let (front_c, rest_c, reducer) = consumer.split_at(n);
-        ((front_p, front_c), (rest_p, rest_c), reducer)
-    };
+    let ((first_p, first_c), (rest_p, rest_c), reducer) =
+        if C::MAY_FOLD_FROM_BACK && consumer.folds_from_back() {
+            let (rest_p, back_p) = producer.split_at(len - n);
+            let (rest_c, back_c, reducer) = consumer.split_at(len - n);
+            ((back_p, back_c), (rest_p, rest_c), reducer)
+        } else {
+            let (front_p, rest_p) = producer.split_at(n);
+            let (front_c, rest_c, reducer) = consumer.split_at(n);
+            ((front_p, front_c), (rest_p, rest_c), reducer)
+        };
     let rest_pacer = *pacer;
     let ((first, full), rest) = watch(
         len,
@@ -729,7 +730,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let from_back = consumer.folds_from_back();
+    let from_back = C::MAY_FOLD_FROM_BACK && consumer.folds_from_back();
     let mid = if consumer.searches_in_order() && len <= pacer.max_len {
         // The lead stays with this thread, at the end the search starts from.
         let lead = pacer.search_split_point(len);
@@ -750,11 +751,15 @@ where
     }
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
-    let (left, right) = join_halves(
-        from_back,
-        move || drive_indexed(mid, left_p, left_c, left_pacer),
-        move || drive_indexed(len - mid, right_p, right_c, right_pacer),
-    );
+    let front = move || drive_indexed(mid, left_p, left_c, left_pacer);
+    let back = move || drive_indexed(len - mid, right_p, right_c, right_pacer);
+    // The test of the constant leaves the swapped join out of the code of consumers that
+    // never fold from the back.
+    let (left, right) = if C::MAY_FOLD_FROM_BACK {
+        join_halves(from_back, front, back)
+    } else {
+        join(front, back)
+    };
     reducer.reduce(left, right)
 }
 
@@ -1036,7 +1041,7 @@ where
     let left_c = consumer.split_off_left();
     let (depth, timed) = (depth - 1, timed.map(|levels| levels + 1));
     // A consumer that folds from the back drives the back half first.
-    let from_back = consumer.folds_from_back();
+    let from_back = C::MAY_FOLD_FROM_BACK && consumer.folds_from_back();
     let ((first_p, first_c), rest) = if from_back {
         ((right_p, consumer), (left_p, left_c))
     } else {
@@ -1107,7 +1112,7 @@ where
                     false => 0,
                 };
                 let timed = timed.map(|levels| levels + 1);
-                let (left, right) = if consumer.folds_from_back() {
+                let (left, right) = if C::MAY_FOLD_FROM_BACK && consumer.folds_from_back() {
                     let (right, left) = crate::join_context(
                         move |_| {
                             drive_unindexed(right_p, consumer, depth, first_spine, timed, share)

@@ -838,9 +838,19 @@ impl Registry {
         value: T,
         f: impl FnOnce(T) -> R,
     ) -> Result<R, T> {
-        let Some(seat) = self.claim_guest() else {
+        let Some(seat) = self.enter_guest_seat() else {
             return Err(value);
         };
+        let _leave = LeaveGuestSeat(self, seat);
+        Ok(f(value))
+    }
+
+    /// Claims a guest seat and makes it the calling thread's, or `None` if none is free. The
+    /// type-independent part of [`try_enter_as_guest`](Self::try_enter_as_guest), which
+    /// leaves the seat with a [`LeaveGuestSeat`].
+    #[inline]
+    fn enter_guest_seat(&self) -> Option<&Seat> {
+        let seat = self.claim_guest()?;
         // SAFETY: we just claimed the seat, so this thread is its only occupant.
         let local = unsafe { seat.local() };
         local.depth.set(0);
@@ -851,17 +861,20 @@ impl Registry {
         seat.split_request.store(false, Ordering::Relaxed);
         self.active_guests.fetch_add(1, Ordering::Relaxed);
         CURRENT.with(|c| c.set(seat));
-        struct Leave<'a>(&'a Registry, &'a Seat);
-        impl Drop for Leave<'_> {
-            fn drop(&mut self) {
-                CURRENT.with(|c| c.set(std::ptr::null()));
-                self.0.active_guests.fetch_sub(1, Ordering::Relaxed);
-                debug_assert!(self.1.deque.is_empty());
-                self.0.release_guest(self.1);
-            }
-        }
-        let _leave = Leave(self, seat);
-        Ok(f(value))
+        Some(seat)
+    }
+}
+
+/// Leaves the guest seat the calling thread entered ([`Registry::enter_guest_seat`]) when
+/// dropped, on return or unwinding.
+struct LeaveGuestSeat<'a>(&'a Registry, &'a Seat);
+
+impl Drop for LeaveGuestSeat<'_> {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(std::ptr::null()));
+        self.0.active_guests.fetch_sub(1, Ordering::Relaxed);
+        debug_assert!(self.1.deque.is_empty());
+        self.0.release_guest(self.1);
     }
 }
 
