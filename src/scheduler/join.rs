@@ -13,7 +13,7 @@
 
 use super::job::JobHeader;
 use super::job::JobRef;
-use super::latch::SpinLatch;
+use super::latch::{CoreLatch, SpinLatch};
 use super::registry::{current_seat, FrameHead, Seat};
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
@@ -256,14 +256,31 @@ where
 {
     // SAFETY: the frame is alive (it is ours).
     let me = unsafe { JobRef::new((frame as *const JoinFrame<B, RB>).cast::<JobHeader>()) };
+    // SAFETY: our own seat and frame; promoted, so its latch is initialised.
+    if unsafe { pop_back_or_wait(seat, me, &frame.head.latch().core) } {
+        // SAFETY: we popped our own frame back, so no thief has `func`.
+        let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
+        return b(FnContext { migrated: false });
+    }
+    // SAFETY: the latch is set, so the thief wrote the result (Release/Acquire through it).
+    match unsafe { (*frame.result.get()).assume_init_read() } {
+        Ok(rb) => rb,
+        Err(payload) => resume_unwind(payload),
+    }
+}
+
+/// The type-independent part of [`join_promoted`]: pops the seat's deque down to the
+/// promoted frame `me`, running the jobs above it, and returns true if `me` came back; if a
+/// thief took it, helps with other work until the thief sets `latch`, and returns false.
+///
+/// # Safety
+/// `seat` is the caller's own seat; `me` is its promoted, unresolved frame, whose latch is
+/// `latch`.
+unsafe fn pop_back_or_wait(seat: &Seat, me: JobRef, latch: &CoreLatch) -> bool {
     loop {
         // SAFETY: our own seat's deque.
         match unsafe { seat.deque.pop() } {
-            Some(job) if job == me => {
-                // SAFETY: we popped our own frame back, so no thief has `func`.
-                let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
-                return b(FnContext { migrated: false });
-            }
+            Some(job) if job == me => return true,
             // A job pushed above ours (a spawn), or one below it (an older frame of ours,
             // once ours was stolen): run it; jobs never unwind (they catch their panics).
             // The loop uses the seat again afterwards, hence the hold.
@@ -276,13 +293,9 @@ where
         }
     }
     // Stolen: help with other work until the thief sets our latch.
-    // SAFETY: promoted, so the latch is initialised; our own seat.
-    unsafe { seat.wait_until(&frame.head.latch().core) };
-    // SAFETY: the latch is set, so the thief wrote the result (Release/Acquire through it).
-    match unsafe { (*frame.result.get()).assume_init_read() } {
-        Ok(rb) => rb,
-        Err(payload) => resume_unwind(payload),
-    }
+    // SAFETY: our own seat, by contract.
+    unsafe { seat.wait_until(latch) };
+    false
 }
 
 /// `a` panicked: still finish `b` (it may borrow this frame), then propagate `a`'s panic.

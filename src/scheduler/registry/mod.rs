@@ -825,9 +825,23 @@ impl Registry {
         F: FnOnce() -> R + Send,
         R: Send,
     {
-        match self.try_enter_as_guest(f, |f| f()) {
-            Ok(r) => r,
-            Err(f) => super::pool::run_on_worker_blocking(self, f),
+        // Only the call of `f` depends on the types: entering, and the job that runs `f` on a
+        // worker when no guest seat is free, are compiled once (`enter_as_guest_erased`)
+        // rather than for every pipeline. One indirect call is nothing against entering.
+        let mut f = Some(f);
+        let mut result = None;
+        self.enter_as_guest_erased(&mut || {
+            let f = f.take().expect("entered once");
+            result = Some(f());
+        });
+        result.expect("the entered closure ran")
+    }
+
+    /// [`enter_as_guest`](Self::enter_as_guest) for a closure behind a pointer.
+    #[inline(never)]
+    fn enter_as_guest_erased(&self, f: &mut (dyn FnMut() + Send)) {
+        if let Err(f) = self.try_enter_as_guest(f, |f| f()) {
+            super::pool::run_on_worker_blocking(self, f);
         }
     }
 
