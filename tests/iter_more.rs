@@ -382,47 +382,132 @@ fn last_searches_stop_early() {
     }
 }
 
-/// On one thread, nothing splits a loop, so a `fold` whose folder continues over the chunks
-/// of a loop (`Consumer::folder_continues`) makes one accumulator, also behind adapters that
-/// forward the hint; a fold that made one per chunk would make about 20 here.
+/// A source that records, when it is driven, the blitz-par hints of the consumer it gets: the
+/// constants `FOLDER_MAY_CONTINUE` and `MAY_FOLD_FROM_BACK`, and the methods they stand for.
+struct Probe<'a, I> {
+    base: I,
+    seen: &'a std::sync::atomic::AtomicU8,
+}
+
+const DRIVEN: u8 = 1;
+const MAY_CONTINUE: u8 = 2;
+const MAY_FROM_BACK: u8 = 4;
+const CONTINUES: u8 = 8;
+const FROM_BACK: u8 = 16;
+
+fn record<T, C: blitz_par::iter::plumbing::Consumer<T>>(
+    seen: &std::sync::atomic::AtomicU8,
+    consumer: &C,
+) {
+    let bit = |b: bool, value: u8| if b { value } else { 0 };
+    let hints = DRIVEN
+        | bit(C::FOLDER_MAY_CONTINUE, MAY_CONTINUE)
+        | bit(C::MAY_FOLD_FROM_BACK, MAY_FROM_BACK)
+        | bit(consumer.folder_continues(), CONTINUES)
+        | bit(consumer.folds_from_back(), FROM_BACK);
+    seen.store(hints, std::sync::atomic::Ordering::Relaxed);
+}
+
+impl<I: ParallelIterator> ParallelIterator for Probe<'_, I> {
+    type Item = I::Item;
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: blitz_par::iter::plumbing::UnindexedConsumer<I::Item>,
+    {
+        record(self.seen, &consumer);
+        self.base.drive_unindexed(consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Probe<'_, I> {
+    fn drive<C: blitz_par::iter::plumbing::Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        record(self.seen, &consumer);
+        self.base.drive(consumer)
+    }
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+    fn with_producer<CB>(self, callback: CB) -> CB::Output
+    where
+        CB: blitz_par::iter::plumbing::ProducerCallback<I::Item>,
+    {
+        self.base.with_producer(callback)
+    }
+}
+
+/// The consumers' constants say that their hints may be true wherever they are, through every
+/// adapter that forwards the hints: a constant left false would silently turn a search from
+/// the back into a full scan, or a collect's one vector per loop into one per chunk.
 #[test]
-fn folds_continue_over_the_chunks_of_a_loop() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let pool = blitz_par::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    pool.install(|| {
-        let n = 1_000_000u64;
-        let made = AtomicUsize::new(0);
-        let identity = || {
-            made.fetch_add(1, Ordering::Relaxed);
-            0u64
-        };
-        let sums: Vec<u64> = (0..n)
-            .into_par_iter()
-            .fold(identity, |a, x| a + x)
-            .collect();
-        assert_eq!(sums.iter().sum::<u64>(), n * (n - 1) / 2);
+fn consumer_hint_constants_follow_the_hints_through_adapters() {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    let v: Vec<u32> = (0..10_000).collect();
+    let seen = AtomicU8::new(0);
+    let probe = || Probe {
+        base: v.par_iter().copied(),
+        seen: &seen,
+    };
+    let hints = |name: &str, expected: u8| {
+        let got = seen.swap(0, Ordering::Relaxed);
         assert_eq!(
-            made.swap(0, Ordering::Relaxed),
-            1,
-            "fold made an accumulator per chunk"
+            got & (DRIVEN | MAY_CONTINUE | MAY_FROM_BACK),
+            expected,
+            "{name}"
         );
-        let sums: Vec<u64> = (0..n)
-            .into_par_iter()
+        // Where a method says yes, its constant must too.
+        assert!(got & CONTINUES == 0 || got & MAY_CONTINUE != 0, "{name}");
+        assert!(got & FROM_BACK == 0 || got & MAY_FROM_BACK != 0, "{name}");
+        got
+    };
+
+    assert_eq!(
+        probe().map(|x| x + 1).sum::<u32>(),
+        v.iter().map(|x| x + 1).sum()
+    );
+    hints("sum", DRIVEN);
+
+    let last = probe()
+        .map(|x| x / 2)
+        .filter(|x| x % 3 == 0)
+        .map_init(|| (), |_, x| x)
+        .panic_fuse()
+        .find_last(|&x| x < 100);
+    assert_eq!(last, Some(99));
+    let got = hints("find_last", DRIVEN | MAY_FROM_BACK);
+    assert!(got & FROM_BACK != 0, "find_last folds from the back");
+    let got_first = probe().filter(|x| x % 3 == 0).find_first(|&x| x > 100);
+    assert_eq!(got_first, Some(102));
+    let got = hints("find_first", DRIVEN | MAY_FROM_BACK);
+    assert!(got & FROM_BACK == 0, "find_first folds from the front");
+    let nested = probe().flat_map(|x| vec![x, x]).find_last(|&x| x < 7);
+    assert_eq!(nested, Some(6));
+    hints("flat_map, find_last", DRIVEN | MAY_FROM_BACK);
+    let nested = probe().flat_map_iter(|x| [x, x]).find_last(|&x| x < 7);
+    assert_eq!(nested, Some(6));
+    hints("flat_map_iter, find_last", DRIVEN | MAY_FROM_BACK);
+
+    let kept: Vec<u32> = probe().filter(|x| x % 7 == 0).map(|x| x * 2).collect();
+    assert_eq!(
+        kept,
+        v.iter()
+            .filter(|&x| x % 7 == 0)
             .map(|x| x * 2)
-            .filter(|x| x % 3 == 0)
-            .fold(identity, |a, x| a + x)
-            .collect();
-        let expected: u64 = (0..n).map(|x| x * 2).filter(|x| x % 3 == 0).sum();
-        assert_eq!(sums.iter().sum::<u64>(), expected);
-        assert_eq!(
-            made.load(Ordering::Relaxed),
-            1,
-            "fold behind map and filter made an accumulator per chunk"
-        );
-    });
+            .collect::<Vec<_>>()
+    );
+    let got = hints("filter, collect", DRIVEN | MAY_CONTINUE);
+    assert!(
+        got & CONTINUES != 0,
+        "an unindexed collect continues its folder"
+    );
+    let total: u32 = probe().map(|x| x % 5).fold(|| 0, |a, x| a + x).sum();
+    assert_eq!(total, v.iter().map(|x| x % 5).sum());
+    hints("fold", DRIVEN | MAY_CONTINUE);
+    let (a, b): (Vec<u32>, Vec<u32>) = probe().filter(|x| x % 2 == 0).map(|x| (x, x)).unzip();
+    assert_eq!(a, b);
+    hints("filter, unzip", DRIVEN | MAY_CONTINUE);
 }
 
 /// Ordered searches hand work off by keeping a lead at the end they start from (see
