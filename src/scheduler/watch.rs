@@ -45,7 +45,7 @@
 //! would without the watch.
 
 use super::job::{JobHeader, JobRef};
-use super::latch::{BlockingLatch, CountLatch};
+use super::latch::CountLatch;
 use super::pool::{global_registry, GLOBAL};
 use super::registry::{current_seat, Registry, Seat};
 use super::watch_slot::{Handoff, Taken};
@@ -417,7 +417,10 @@ impl Watch {
             let registry = unsafe { &*self.registry };
             registry.active_guests.fetch_sub(1, Ordering::Relaxed);
             let latch = latch.blocking_latch();
-            let helped = registry.try_enter_as_guest(latch, help_until);
+            let helped = registry.try_enter_as_guest(latch, |latch| {
+                // SAFETY: we just entered, so CURRENT is our own guest seat.
+                unsafe { (*current_seat()).help_until(latch) }
+            });
             if helped.is_err() {
                 latch.wait();
             }
@@ -427,13 +430,6 @@ impl Watch {
             unsafe { (*self.seat).wait_until(latch.seat_latch()) };
         }
     }
-}
-
-/// Helps in the guest seat just entered until `latch` is set.
-fn help_until(latch: &BlockingLatch) {
-    // SAFETY: called by `try_enter_as_guest` right after entering, so CURRENT is our own
-    // guest seat.
-    unsafe { (*current_seat()).help_until(latch) }
 }
 
 /// The owner's side of a watch while its chunk runs: if the chunk panics, the guard settles
