@@ -4,6 +4,8 @@
 use blitz_par::prelude::*;
 use quickcheck::{quickcheck, TestResult};
 use std::collections::{BTreeMap, BTreeSet, HashSet, LinkedList, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 fn small(n: usize) -> usize {
     n % 64 + 1
@@ -322,6 +324,89 @@ quickcheck! {
             && t.par_split_ascii_whitespace().collect::<Vec<_>>() == t.split_ascii_whitespace().collect::<Vec<_>>()
             && t.par_matches('é').collect::<Vec<_>>() == t.matches('é').collect::<Vec<_>>()
             && t.par_match_indices(pred).collect::<Vec<_>>() == t.match_indices(pred).collect::<Vec<_>>()
+    }
+
+    fn consumers_with_state(v: Vec<u16>, stop: u16) -> bool {
+        // `for_each_with` / `for_each_init`: every item reaches the side effect exactly once.
+        let (tx, rx) = std::sync::mpsc::channel();
+        v.par_iter().for_each_with(tx, |tx, &x| tx.send(x).unwrap());
+        let mut sent: Vec<u16> = rx.iter().collect();
+        let inits = AtomicUsize::new(0);
+        let seen = Mutex::new(Vec::new());
+        v.par_iter().for_each_init(
+            || { inits.fetch_add(1, Ordering::Relaxed); 5u16 },
+            |k, &x| seen.lock().unwrap().push(x.wrapping_add(*k)),
+        );
+        let mut seen = seen.into_inner().unwrap();
+        let mut sorted = v.clone();
+        sorted.sort_unstable();
+        sent.sort_unstable();
+        seen.sort_unstable();
+        let mut plus5: Vec<u16> = v.iter().map(|x| x.wrapping_add(5)).collect();
+        plus5.sort_unstable();
+        // The `try_` forms stop at an error and report one of the failing items.
+        let stop = stop % 64;
+        let fails = |x: u16| x % 64 == stop;
+        let any_fails = v.iter().any(|&x| fails(x));
+        let checked = |r: Result<(), u16>| match r {
+            Ok(()) => !any_fails,
+            Err(x) => any_fails && fails(x),
+        };
+        let r_with = v.par_iter().try_for_each_with(0u16, |_, &x| if fails(x) { Err(x) } else { Ok(()) });
+        let r_init = v.par_iter().try_for_each_init(|| 0u16, |_, &x| if fails(x) { Err(x) } else { Ok(()) });
+        let r_plain = v.par_iter().try_for_each(|&x| if fails(x) { Err(x) } else { Ok(()) });
+        sent == sorted && seen == plus5
+            && inits.load(Ordering::Relaxed) <= v.len().max(1)
+            && checked(r_with) && checked(r_init) && checked(r_plain)
+    }
+
+    fn try_folds_and_reductions(v: Vec<u8>) -> bool {
+        // Sums of bytes that overflow `u8` somewhere: each partial sum and their total
+        // overflow exactly when the sequential sum does (the items are not negative).
+        let expected = v.iter().try_fold(0u8, |a, &x| a.checked_add(x));
+        let folded: Option<u8> = v.par_iter()
+            .try_fold_with(0u8, |a, &x| a.checked_add(x))
+            .try_reduce(|| 0, |a, b| a.checked_add(b));
+        let folded_fn: Option<u8> = v.par_iter()
+            .try_fold(|| 0u8, |a, &x| a.checked_add(x))
+            .try_reduce_with(|a, b| a.checked_add(b))
+            .unwrap_or(Some(0));
+        let reduced: Option<u8> = v.par_iter().map(|&x| Some(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+        let reduced_with: Option<Option<u8>> = v.par_iter().map(|&x| Some(x)).try_reduce_with(|a, b| a.checked_add(b));
+        folded == expected && folded_fn == expected && reduced == expected
+            && reduced_with == (!v.is_empty()).then_some(expected)
+    }
+
+    fn find_map_any_and_zip_eq(v: Vec<u8>, target: u8) -> bool {
+        let t = target % 16;
+        let f = |&x: &u8| (x % 16 == t).then_some(u32::from(x) * 2);
+        let any = v.par_iter().find_map_any(f);
+        let doubled: Vec<u8> = v.iter().map(|x| x.wrapping_mul(2)).collect();
+        let zipped: Vec<(u8, u8)> = v.par_iter().copied().zip_eq(doubled.par_iter().copied()).collect();
+        any.is_some() == v.iter().any(|x| x % 16 == t)
+            && any.is_none_or(|y| y % 2 == 0 && (y / 2) % 16 == u32::from(t))
+            && zipped == v.iter().copied().zip(doubled.iter().copied()).collect::<Vec<_>>()
+    }
+
+    fn into_existing_vecs(v: Vec<(u16, i8)>, old: Vec<u32>) -> bool {
+        // `collect_into_vec` and `unzip_into_vecs` replace what the vectors held.
+        let mut target: Vec<u32> = old.clone();
+        v.par_iter().map(|p| u32::from(p.0) + 1).collect_into_vec(&mut target);
+        let (mut a, mut b): (Vec<u16>, Vec<i8>) = (vec![9; old.len()], vec![-9; old.len() / 2]);
+        v.par_iter().copied().unzip_into_vecs(&mut a, &mut b);
+        target == v.iter().map(|p| u32::from(p.0) + 1).collect::<Vec<_>>()
+            && a == v.iter().map(|p| p.0).collect::<Vec<_>>()
+            && b == v.iter().map(|p| p.1).collect::<Vec<_>>()
+    }
+
+    fn string_sources(chars: Vec<char>, reps: u8) -> bool {
+        let text: String = chars.iter().collect::<String>().repeat(usize::from(reps) % 40 * 50 + 1);
+        let t = text.as_str();
+        t.par_chars().collect::<Vec<_>>() == t.chars().collect::<Vec<_>>()
+            && t.par_char_indices().collect::<Vec<_>>() == t.char_indices().collect::<Vec<_>>()
+            && t.par_bytes().collect::<Vec<_>>() == t.bytes().collect::<Vec<_>>()
+            && t.par_encode_utf16().collect::<Vec<_>>() == t.encode_utf16().collect::<Vec<_>>()
+            && t.par_char_indices().filter(|p| p.1.len_utf8() > 1).count() == t.chars().filter(|c| c.len_utf8() > 1).count()
     }
 
     fn ranges(start: i16, len: u8) -> bool {
