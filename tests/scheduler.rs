@@ -266,6 +266,21 @@ fn scope_fifo_starts_jobs_in_order_on_one_thread() {
         }
     });
     assert_eq!(order.into_inner().unwrap(), (0..50).collect::<Vec<_>>());
+    // More jobs than the scope's queue holds without a lock (64), and a job that spawns
+    // another once the first ones have run: it starts after every job spawned before it.
+    let order = Mutex::new(Vec::new());
+    p.scope_fifo(|s| {
+        let order = &order;
+        for i in 0..150 {
+            s.spawn_fifo(move |s| {
+                order.lock().unwrap().push(i);
+                if i < 3 {
+                    s.spawn_fifo(move |_| order.lock().unwrap().push(150 + i));
+                }
+            });
+        }
+    });
+    assert_eq!(order.into_inner().unwrap(), (0..153).collect::<Vec<_>>());
     let n = AtomicUsize::new(0);
     blitz_par::in_place_scope_fifo(|s| {
         for _ in 0..100 {

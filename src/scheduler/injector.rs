@@ -5,9 +5,9 @@
 //!
 //! A bounded lock-free ring (D. Vyukov's bounded MPMC queue: each cell carries a sequence
 //! number that says whether it is ready to be written or read at a given position, so there is
-//! no ABA and no memory to reclaim), plus a mutex-protected overflow list used only while the
-//! ring is full. FIFO order holds within the ring; jobs that overflowed may run after later
-//! ones, which nothing in the crate relies on.
+//! no ABA and no memory to reclaim), plus a mutex-protected overflow list that takes the jobs pushed while the
+//! ring is full, and every later one until it drains. So FIFO order holds throughout (for the
+//! pushes of one thread, and for pushes ordered by happens-before): `scope_fifo` relies on it.
 
 use super::job::{JobHeader, JobRef};
 use crate::sync::{AtomicPtr, AtomicUsize, CachePadded, Mutex, Ordering};
@@ -55,6 +55,17 @@ impl Injector {
     }
 
     pub(crate) fn push(&self, job: JobRef) {
+        // Once jobs have overflowed, later ones follow them there until the overflow drains:
+        // every job in the ring is then older than every job in the overflow, and `pop`
+        // takes the ring first, so FIFO order holds across the two parts.
+        if self.overflow_len.load(Ordering::SeqCst) != 0 {
+            let mut overflow = self.overflow.lock().unwrap_or_else(|e| e.into_inner());
+            if !overflow.is_empty() {
+                overflow.push_back(job);
+                self.overflow_len.fetch_add(1, Ordering::SeqCst);
+                return;
+            }
+        }
         let mut pos = self.enqueue_pos.load(Ordering::Relaxed);
         loop {
             let cell = &self.cells[pos & self.mask];
@@ -155,9 +166,23 @@ mod tests {
         let mut got: Vec<usize> = std::iter::from_fn(|| q.pop())
             .map(|j| j.as_ptr() as usize / 8)
             .collect();
-        assert_eq!(&got[..4], &[1, 2, 3, 4], "the ring part is FIFO");
-        got.sort();
-        assert_eq!(got, (1..=10).collect::<Vec<_>>());
+        assert_eq!(
+            got,
+            (1..=10).collect::<Vec<_>>(),
+            "FIFO through the overflow"
+        );
+        assert!(q.is_empty());
+        // Room in the ring again while the overflow still holds jobs: later jobs queue behind
+        // the overflow, not in the ring ahead of it.
+        for i in 1..=6 {
+            q.push(job(i));
+        }
+        got = vec![q.pop().unwrap().as_ptr() as usize / 8];
+        for i in 7..=9 {
+            q.push(job(i));
+        }
+        got.extend(std::iter::from_fn(|| q.pop()).map(|j| j.as_ptr() as usize / 8));
+        assert_eq!(got, (1..=9).collect::<Vec<_>>());
         assert!(q.is_empty());
     }
 
