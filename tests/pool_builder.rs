@@ -233,6 +233,30 @@ fn spawn_handler_error_fails_build_and_stops_started_threads() {
 }
 
 #[test]
+fn a_panicking_thread_name_fails_build_and_stops_started_threads() {
+    let (starts, on_start) = counter();
+    let (exits, on_exit) = counter();
+    let result = std::panic::catch_unwind(|| {
+        ThreadPoolBuilder::new()
+            .num_threads(6)
+            .start_handler(on_start)
+            .exit_handler(on_exit)
+            .thread_name(|i| {
+                assert!(i < 3, "no name for worker {i}");
+                format!("named-{i}")
+            })
+            .build()
+    });
+    let payload = result.expect_err("the callback's panic reaches the caller");
+    let message = payload.downcast_ref::<String>().map(String::as_str);
+    assert_eq!(message, Some("no name for worker 3"));
+    // The three workers already started have exited (after their exit handler) before the
+    // panic left `build`.
+    assert_eq!(starts.load(Ordering::SeqCst), 3);
+    assert_eq!(exits.load(Ordering::SeqCst), 3);
+}
+
+#[test]
 fn spawn_handler_that_drops_a_thread_builder_does_not_hang_drop() {
     let pool = ThreadPoolBuilder::new()
         .num_threads(3)

@@ -65,8 +65,9 @@ pub(crate) struct SpawnError(pub(crate) std::io::Error);
 impl Registry {
     /// Builds the registry and hands its worker threads to `spawn` (all but seat 0 when
     /// `config.use_current_thread`: the caller then attaches itself with
-    /// [`attach_current_thread`](Self::attach_current_thread)). If `spawn` fails, the workers
-    /// already handed out are told to exit and waited for.
+    /// [`attach_current_thread`](Self::attach_current_thread)). If `spawn` fails, or it or
+    /// the thread-name callback panics, the workers already handed out are told to exit and
+    /// waited for (and the panic goes on to the caller).
     pub(crate) fn new<S: ThreadSpawn>(
         mut config: RegistryConfig,
         spawn: &mut S,
@@ -107,16 +108,25 @@ impl Registry {
                 panic_handler: config.panic_handler.take(),
             }
         });
+        // If naming or spawning a worker fails or panics, the workers already handed out are
+        // told to exit and waited for, so that none is left running for a pool nobody holds.
+        struct StopOnUnwind<'a>(&'a Registry);
+        impl Drop for StopOnUnwind<'_> {
+            fn drop(&mut self) {
+                self.0.terminate();
+                self.0.wait_for_workers();
+            }
+        }
+        let stop = StopOnUnwind(&registry);
         for index in usize::from(config.use_current_thread)..n {
             let name = config.thread_name.as_mut().map(|name| name(index));
             let thread = ThreadBuilder::new(registry.clone(), index, name, config.stack_size);
             if let Err(e) = spawn.spawn(thread) {
-                // Stop the workers already handed out, and wait for them.
-                registry.terminate();
-                registry.wait_for_workers();
+                drop(stop);
                 return Err(SpawnError(e));
             }
         }
+        std::mem::forget(stop);
         Ok(registry)
     }
 
