@@ -193,7 +193,7 @@ fn non_sync_values_where_rayon_takes_them() {
 }
 
 #[test]
-#[should_panic(expected = "chunk size must not be zero")]
+#[should_panic(expected = "chunk_size must not be zero")]
 fn fold_chunks_zero_panics() {
     let _ = (0..4).into_par_iter().fold_chunks(0, || 0, |a, x| a + x);
 }
@@ -230,7 +230,7 @@ fn blocks_keep_order_and_stop_early() {
 }
 
 #[test]
-#[should_panic(expected = "block size must not be zero")]
+#[should_panic(expected = "block_size must not be zero")]
 fn uniform_blocks_zero_panics() {
     let _ = (0..4).into_par_iter().by_uniform_blocks(0);
 }
@@ -1194,5 +1194,83 @@ quickcheck! {
         let par: Vec<(u8, i16, char)> = (&a, &b, &c).into_par_iter().map(|(&x, &y, &z)| (x, y, z)).collect();
         let seq: Vec<(u8, i16, char)> = a.iter().zip(&b).zip(&c).map(|((&x, &y), &z)| (x, y, z)).collect();
         par == seq
+    }
+}
+
+#[test]
+fn skip_produces_the_skipped_items() {
+    // As std's and rayon's `skip`: the closures before it run for every item, the skipped
+    // ones included; short and long inputs (the skipped part runs in parallel when long).
+    for (len, n) in [
+        (10usize, 5usize),
+        (10, 0),
+        (10, 10),
+        (10, 20),
+        (200_000, 150_000),
+    ] {
+        let calls = AtomicUsize::new(0);
+        let count = |x: usize| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            x
+        };
+        let kept: Vec<usize> = (0..len).into_par_iter().map(count).skip(n).collect();
+        assert_eq!(kept, (n.min(len)..len).collect::<Vec<_>>());
+        assert_eq!(calls.load(Ordering::Relaxed), len, "len {len} skip {n}");
+        let std_calls = AtomicUsize::new(0);
+        let _ = (0..len)
+            .map(|x| std_calls.fetch_add(1, Ordering::Relaxed) + x)
+            .skip(n)
+            .count();
+        assert_eq!(std_calls.load(Ordering::Relaxed), len);
+    }
+    // A panic in a skipped item reaches the caller.
+    let caught = std::panic::catch_unwind(|| {
+        (0..1000)
+            .into_par_iter()
+            .map(|x| assert_ne!(x, 3, "item 3"))
+            .skip(500)
+            .count()
+    });
+    assert!(caught.is_err());
+}
+
+#[test]
+fn build_errors_read_as_rayons() {
+    let ours = {
+        let _ = blitz_par::ThreadPoolBuilder::new().build_global();
+        blitz_par::ThreadPoolBuilder::new()
+            .build_global()
+            .unwrap_err()
+    };
+    let theirs = {
+        let _ = rayon::ThreadPoolBuilder::new().build_global();
+        rayon::ThreadPoolBuilder::new().build_global().unwrap_err()
+    };
+    assert_eq!(ours.to_string(), theirs.to_string());
+    assert!(std::error::Error::source(&ours).is_none());
+}
+
+#[test]
+fn zero_chunk_sizes_panic_with_rayons_message() {
+    for case in [
+        (|| drop((0..4).into_par_iter().chunks(0).count())) as fn(),
+        || drop([1, 2, 3].par_chunks(0).count()),
+        || drop([1, 2, 3].par_rchunks_exact(0).count()),
+        || {
+            drop(
+                (0..4)
+                    .into_par_iter()
+                    .fold_chunks_with(0, 0, |a, x| a + x)
+                    .count(),
+            )
+        },
+    ] {
+        let payload = std::panic::catch_unwind(case).unwrap_err();
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap();
+        assert!(message.contains("chunk_size must not be zero"), "{message}");
     }
 }

@@ -344,7 +344,8 @@ fn build_scoped_reports_build_errors() {
     });
     let err = result.unwrap_err();
     assert!(
-        err.to_string().contains("already part of a thread pool"),
+        err.to_string()
+            .contains("already part of another thread pool"),
         "{err}"
     );
 }
@@ -377,7 +378,9 @@ fn use_current_thread_makes_the_caller_worker_zero() {
         .use_current_thread()
         .build()
         .unwrap_err();
-    assert!(err.to_string().contains("already part of a thread pool"));
+    assert!(err
+        .to_string()
+        .contains("already part of another thread pool"));
 
     // install runs here; join and scope run in the pool.
     let here = std::thread::current().id();

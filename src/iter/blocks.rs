@@ -96,7 +96,7 @@ impl<I> UniformBlocks<I> {
     pub(super) fn new(base: I, block_size: usize) -> Self {
         assert!(
             block_size != 0,
-            "by_uniform_blocks: block size must not be zero"
+            "by_uniform_blocks: block_size must not be zero"
         );
         UniformBlocks { base, block_size }
     }

@@ -64,7 +64,7 @@ impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for FoldChunksWith<I, T, F> {
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
     pub(super) fn new(base: I, chunk_size: usize, identity: ID, fold_op: F) -> Self {
-        assert!(chunk_size != 0, "fold_chunks: chunk size must not be zero");
+        assert!(chunk_size != 0, "fold_chunks: chunk_size must not be zero");
         FoldChunks {
             base,
             chunk_size,
@@ -78,7 +78,7 @@ impl<I, T, F> FoldChunksWith<I, T, F> {
     pub(super) fn new(base: I, chunk_size: usize, init: T, fold_op: F) -> Self {
         assert!(
             chunk_size != 0,
-            "fold_chunks_with: chunk size must not be zero"
+            "fold_chunks_with: chunk_size must not be zero"
         );
         FoldChunksWith {
             base,

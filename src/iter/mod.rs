@@ -1346,7 +1346,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Take::new(self, n)
     }
 
-    /// All but the first `n` items.
+    /// All but the first `n` items. The skipped items are still produced and dropped, as by
+    /// std's and rayon's `skip`, so the closures of adapters before it run for them too.
     ///
     /// ```
     /// use blitz_par::prelude::*;

@@ -142,7 +142,7 @@ pub struct Chunks<I> {
 
 impl<I> Chunks<I> {
     pub(super) fn new(base: I, size: usize) -> Self {
-        assert!(size != 0, "chunks: size must not be zero");
+        assert!(size != 0, "chunks: chunk_size must not be zero");
         Chunks { base, size }
     }
 }

@@ -1,4 +1,6 @@
 //! `take` and `skip`: a prefix or suffix of an indexed iterator, by splitting its producer.
+//! `take` drops the rest unproduced (as std does); `skip` runs the skipped part for its side
+//! effects (as std and rayon do).
 
 use super::plumbing::*;
 use super::*;
@@ -17,6 +19,9 @@ pub struct Take<I> {
 }
 
 /// The iterator of [`IndexedParallelIterator::skip`].
+///
+/// The skipped items are produced and dropped, as by std's and rayon's `skip`, so that the
+/// closures of adapters before it run for them too.
 ///
 /// ```
 /// use blitz_par::prelude::*;
@@ -58,7 +63,12 @@ impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for SplitCallback<CB> {
             drop(right);
             self.callback.callback(left)
         } else {
-            drop(left);
+            // As in std and rayon, the skipped items are still produced (and dropped), for
+            // the side effects of the adapters before `skip`. The driver runs them, in
+            // parallel when they are many, before the rest.
+            if self.at > 0 {
+                bridge_producer_consumer(self.at, left, super::noop::NoopConsumer);
+            }
             self.callback.callback(right)
         }
     }

@@ -104,10 +104,10 @@ impl fmt::Display for ThreadPoolBuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ErrorKind::GlobalPoolAlreadyInitialized => {
-                f.write_str("the global thread pool has already been initialized")
+                f.write_str("The global thread pool has already been initialized.")
             }
             ErrorKind::CurrentThreadAlreadyInPool => {
-                f.write_str("the current thread is already part of a thread pool")
+                f.write_str("The current thread is already part of another thread pool.")
             }
             ErrorKind::IoError(e) => write!(f, "could not spawn a pool thread: {e}"),
         }

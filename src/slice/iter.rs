@@ -151,7 +151,7 @@ macro_rules! chunk_iter {
 
         impl<'data, $t: $bound> $name<'data, $t> {
             pub(super) fn new(chunk_size: usize, slice: $slice) -> Self {
-                assert!(chunk_size != 0, "chunk size must not be zero");
+                assert!(chunk_size != 0, "chunk_size must not be zero");
                 $name { chunk_size, slice, rem: Default::default() }
             }
 

@@ -48,7 +48,7 @@ pub trait ParallelSlice<T: Sync> {
     /// assert_eq!([1, 2, 3].par_chunks_exact(2).count(), 1);
     /// ```
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
-        assert!(chunk_size != 0, "chunk size must not be zero");
+        assert!(chunk_size != 0, "chunk_size must not be zero");
         let slice = self.as_parallel_slice();
         let (exact, rem) = slice.split_at(slice.len() - slice.len() % chunk_size);
         ChunksExact::new(chunk_size, exact).with_remainder(rem)
@@ -75,7 +75,7 @@ pub trait ParallelSlice<T: Sync> {
     /// assert_eq!(v, [&[2, 3][..]]);
     /// ```
     fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
-        assert!(chunk_size != 0, "chunk size must not be zero");
+        assert!(chunk_size != 0, "chunk_size must not be zero");
         let slice = self.as_parallel_slice();
         let (rem, exact) = slice.split_at(slice.len() % chunk_size);
         RChunksExact::new(chunk_size, exact).with_remainder(rem)
@@ -198,7 +198,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// assert_eq!(v, [2, 1, 3]);
     /// ```
     fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
-        assert!(chunk_size != 0, "chunk size must not be zero");
+        assert!(chunk_size != 0, "chunk_size must not be zero");
         let slice = self.as_parallel_slice_mut();
         let exact = slice.len() - slice.len() % chunk_size;
         let (exact, rem) = slice.split_at_mut(exact);
@@ -276,7 +276,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// assert_eq!(v, [1, 3, 2]);
     /// ```
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
-        assert!(chunk_size != 0, "chunk size must not be zero");
+        assert!(chunk_size != 0, "chunk_size must not be zero");
         let slice = self.as_parallel_slice_mut();
         let (rem, exact) = slice.split_at_mut(slice.len() % chunk_size);
         RChunksExactMut::new(chunk_size, exact).with_remainder(rem)
