@@ -1253,16 +1253,12 @@ fn build_errors_read_as_rayons() {
 #[test]
 fn zero_chunk_sizes_panic_with_rayons_message() {
     for case in [
-        (|| drop((0..4).into_par_iter().chunks(0).count())) as fn(),
-        || drop([1, 2, 3].par_chunks(0).count()),
-        || drop([1, 2, 3].par_rchunks_exact(0).count()),
+        (|| assert_eq!((0..4).into_par_iter().chunks(0).count(), 0)) as fn(),
+        || assert_eq!([1, 2, 3].par_chunks(0).count(), 0),
+        || assert_eq!([1, 2, 3].par_rchunks_exact(0).count(), 0),
         || {
-            drop(
-                (0..4)
-                    .into_par_iter()
-                    .fold_chunks_with(0, 0, |a, x| a + x)
-                    .count(),
-            )
+            let folded = (0..4).into_par_iter().fold_chunks_with(0, 0, |a, x| a + x);
+            assert_eq!(folded.count(), 0);
         },
     ] {
         let payload = std::panic::catch_unwind(case).unwrap_err();
