@@ -1270,3 +1270,28 @@ fn zero_chunk_sizes_panic_with_rayons_message() {
         assert!(message.contains("chunk_size must not be zero"), "{message}");
     }
 }
+
+#[test]
+fn bridges_of_one_item_with_a_join_inside_nest_no_deeper_than_rayons() {
+    // rayon's `par_bridge_recursion` test: a join inside the bridged iterator of every item
+    // of a `flat_map`, on 10 threads, each running the whole pipeline. With every item's
+    // bridge split ten ways, threads waiting for stolen halves ran other items' bridges
+    // meanwhile, and a debug build overflowed its 2 MiB worker stacks.
+    const N: usize = 100_000;
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(10)
+        .build()
+        .unwrap();
+    let seq: Vec<(usize, String)> = (0..N).map(|i| (i, i.to_string())).collect();
+    pool.broadcast(|_| {
+        let mut par: Vec<(usize, String)> = (0..N)
+            .into_par_iter()
+            .flat_map(|i| {
+                std::iter::once_with(move || blitz_par::join(move || i, move || i.to_string()))
+                    .par_bridge()
+            })
+            .collect();
+        par.par_sort_unstable();
+        assert_eq!(seq, par);
+    });
+}

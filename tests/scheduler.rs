@@ -502,3 +502,20 @@ fn yield_now_outside_and_inside() {
         Some(blitz_par::Yield::Idle)
     );
 }
+
+#[test]
+fn a_scope_job_is_stealable_while_its_spawner_blocks() {
+    // What `join`'s documentation offers for closures that wait for each other: a spawned
+    // job is taken by another thread even while the spawning thread blocks.
+    let p = pool(2);
+    for _ in 0..50 {
+        let got = p.install(|| {
+            let (tx, rx) = mpsc::channel();
+            blitz_par::scope(move |s| {
+                s.spawn(move |_| tx.send(7).unwrap());
+                rx.recv_timeout(Duration::from_secs(60)).unwrap()
+            })
+        });
+        assert_eq!(got, 7);
+    }
+}

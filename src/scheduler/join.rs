@@ -61,6 +61,14 @@ impl FnContext {
 /// duration of the call (rayon instead sends the work to a pool thread and blocks); so
 /// `current_thread_index()` is `None` inside `a`.
 ///
+/// `a` must not wait for `b` (on a channel, a barrier, a lock `b` releases): `b` is handed to
+/// another thread only when the calling thread looks at the scheduler, inside `a`'s own joins
+/// and parallel loops, and a thread blocked in `a` looks at nothing, so such a join never
+/// returns. rayon makes `b` stealable as soon as `join` starts, so there it returns once
+/// another thread is free. This is the price of joins that cost a few nanoseconds; a
+/// `scope` with `spawn`, whose jobs are stealable at once, serves closures that wait for each
+/// other.
+///
 /// # Panics
 ///
 /// Both closures always run to completion (or panic). If one panics, the panic is propagated

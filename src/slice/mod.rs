@@ -164,6 +164,16 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 /// `MADV_FREE`, so the kernel takes them back whenever memory runs short. Until it does, they
 /// count in the process's resident size.
 ///
+/// Comparators and keys: if one panics, the panic reaches the caller once no other thread is
+/// still sorting, and the slice holds a permutation of its elements (each in its latest
+/// state; none lost, none dropped twice). If a comparator is not a total order (say
+/// `partial_cmp(..).unwrap_or(Equal)` over floats with NaNs), the resulting order is
+/// unspecified and the slice still holds a permutation. Short slices, and the pieces the
+/// comparison sorts split slices into, are sorted by std's `sort_by` / `sort_unstable_by`,
+/// which may then panic with "user-provided comparison function does not correctly implement
+/// a total order"; rayon's sorts (its own copy of an older std sort) do not check. For
+/// floats, `f64::total_cmp` is a total order and is radix sorted.
+///
 /// ```
 /// use blitz_par::prelude::*;
 /// let mut v = vec![3, 1, 2];
