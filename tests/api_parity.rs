@@ -1295,3 +1295,39 @@ fn bridges_of_one_item_with_a_join_inside_nest_no_deeper_than_rayons() {
         assert_eq!(seq, par);
     });
 }
+
+#[test]
+fn repeat_n_skips_without_cloning() {
+    // `step_by` over `repeat_n` clones the element only for the items it yields (rayon's
+    // `count_repeat_n_clones` counts the same).
+    static CLONES: AtomicUsize = AtomicUsize::new(0);
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    struct Counted;
+    impl Clone for Counted {
+        fn clone(&self) -> Self {
+            CLONES.fetch_add(1, Ordering::Relaxed);
+            Counted
+        }
+    }
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let yielded = blitz_par::iter::repeat_n(Counted, 100)
+        .step_by(99)
+        .with_min_len(200)
+        .count();
+    assert_eq!(yielded, 2);
+    // One leaf: a clone for the first item, the element itself moved out for the second.
+    assert!(CLONES.load(Ordering::Relaxed) <= 1, "{CLONES:?}");
+    assert_eq!(
+        DROPS.load(Ordering::Relaxed),
+        CLONES.load(Ordering::Relaxed) + 1
+    );
+    let items: Vec<usize> = blitz_par::iter::repeat_n(5usize, 10)
+        .step_by(3)
+        .rev()
+        .collect();
+    assert_eq!(items, [5; 4]);
+}

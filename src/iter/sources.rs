@@ -396,11 +396,27 @@ impl<T: Clone> Iterator for RepeatNIter<T> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.count, Some(self.count))
     }
+    /// Skips without cloning (`step_by` calls this), dropping the element if nothing is left.
+    fn nth(&mut self, n: usize) -> Option<T> {
+        if n >= self.count {
+            self.count = 0;
+            self.element = None;
+            return None;
+        }
+        self.count -= n;
+        self.next()
+    }
+    fn count(self) -> usize {
+        self.count
+    }
 }
 
 impl<T: Clone> DoubleEndedIterator for RepeatNIter<T> {
     fn next_back(&mut self) -> Option<T> {
         self.next()
+    }
+    fn nth_back(&mut self, n: usize) -> Option<T> {
+        self.nth(n)
     }
 }
 
