@@ -124,9 +124,9 @@ where
         let mut batch: Vec<I::Item> = Vec::new();
         let mut size = 1usize;
         // Every leaf but the first to start shares its halves (and wakes a sleeper for each)
-        // before it consumes its first batch. It runs on a thief, or after a whole leaf: the loop is
-        // parallel already. Its halves, split off before it started, are join frames that
-        // only a poll would promote, and a blocking item polls nothing. A thief that stole
+        // before it consumes its first batch. It runs on a thief, or after a whole leaf: the
+        // loop is parallel already. Its halves, split off before it started, are join frames
+        // that only a poll would promote, and a blocking item polls nothing. A thief that stole
         // before any batch showed items to be long took a blocking item with its halves
         // unshared; in a test of mutually waiting items, one run in fifty stalled.
         let mut share = self.shared.leaves.fetch_add(1, Ordering::Relaxed) > 0;

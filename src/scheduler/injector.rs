@@ -5,9 +5,10 @@
 //!
 //! A bounded lock-free ring (D. Vyukov's bounded MPMC queue: each cell carries a sequence
 //! number that says whether it is ready to be written or read at a given position, so there is
-//! no ABA and no memory to reclaim), plus a mutex-protected overflow list that takes the jobs pushed while the
-//! ring is full, and every later one until it drains. So FIFO order holds throughout (for the
-//! pushes of one thread, and for pushes ordered by happens-before): `scope_fifo` relies on it.
+//! no ABA and no memory to reclaim), plus a mutex-protected overflow list that takes the jobs
+//! pushed while the ring is full, and every later one until it drains. So FIFO order holds
+//! throughout (for the pushes of one thread, and for pushes ordered by happens-before):
+//! `scope_fifo` relies on it.
 
 use super::job::{JobHeader, JobRef};
 use crate::sync::{AtomicPtr, AtomicUsize, CachePadded, Mutex, Ordering};
@@ -57,8 +58,10 @@ impl Injector {
     pub(crate) fn push(&self, job: JobRef) {
         // Once jobs have overflowed, later ones follow them there until the overflow drains:
         // every job in the ring is then older than every job in the overflow, and `pop`
-        // takes the ring first, so FIFO order holds across the two parts.
-        if self.overflow_len.load(Ordering::SeqCst) != 0 {
+        // takes the ring first, so FIFO order holds across the two parts. Relaxed: a push
+        // ordered after an overflowing one (same thread, or happens-before) sees its increment
+        // by coherence; a stale non-zero only costs the lock, which decides.
+        if self.overflow_len.load(Ordering::Relaxed) != 0 {
             let mut overflow = self.overflow.lock().unwrap_or_else(|e| e.into_inner());
             if !overflow.is_empty() {
                 overflow.push_back(job);
