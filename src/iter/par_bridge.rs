@@ -56,14 +56,20 @@ where
 {
     type Item = I::Item;
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
-        // No more leaves than items, where the iterator knows it has few: an iterator of one
-        // item (`once`, `once_with`) makes no join at all. In rayon's recursion test (a join
-        // inside such an iterator, bridged in every item of a `flat_map`, on 10 threads), the
-        // eager splits of every item's bridge were stolen, and each thread waiting for a half
-        // ran another item's bridge meanwhile, nesting deep enough to overflow a 2 MiB stack
-        // in a debug build.
-        let items = self.iter.size_hint().1.unwrap_or(usize::MAX);
-        let splits = crate::current_num_threads().min(items.saturating_sub(1));
+        // An iterator that says it holds at most one item (`once`, `once_with`, an empty one)
+        // makes no join at all. In rayon's recursion test (a join inside such an iterator,
+        // bridged in every item of a `flat_map`, on 10 threads), the eager splits of every
+        // item's bridge were stolen, and each thread waiting for a half ran another item's
+        // bridge meanwhile, nesting deep enough to overflow a 2 MiB stack in a debug build.
+        // Longer iterators keep a leaf per thread and one more (with one leaf per item, and
+        // only leaves that got items sharing, the mutually waiting blocking items of
+        // `heavy_items_are_shared_at_once` stalled in a CI run).
+        let at_most_one = self.iter.size_hint().1.is_some_and(|n| n <= 1);
+        let splits = if at_most_one {
+            0
+        } else {
+            crate::current_num_threads()
+        };
         let shared = Shared {
             iter: Mutex::new(self.iter),
             done: AtomicBool::new(false),
@@ -79,7 +85,7 @@ struct Shared<I> {
     /// The iterator has returned `None` (or a user `next` panicked).
     done: AtomicBool,
     /// Splits left: one leaf per thread is enough, as every leaf drains the shared iterator
-    /// (and one per item, when the iterator's size hint bounds its length).
+    /// (none for an iterator of at most one item).
     splits: AtomicUsize,
     /// Leaves that have started folding.
     leaves: AtomicUsize,
@@ -124,13 +130,16 @@ where
         let mut batch: Vec<I::Item> = Vec::new();
         let mut size = 1usize;
         // Every leaf but the first to start shares its halves (and wakes a sleeper for each)
-        // before it consumes its first batch. It runs on a thief, or after a whole leaf: the
-        // loop is parallel already. Its halves, split off before it started, are join frames
-        // that only a poll would promote, and a blocking item polls nothing. A thief that stole
+        // before its first batch. It runs on a thief, or after a whole leaf: the loop is
+        // parallel already. Its halves, split off before it started, are join frames that
+        // only a poll would promote, and a blocking item polls nothing. A thief that stole
         // before any batch showed items to be long took a blocking item with its halves
         // unshared; in a test of mutually waiting items, one run in fifty stalled.
         let mut share = self.shared.leaves.fetch_add(1, Ordering::Relaxed) > 0;
         while !folder.full() && !self.shared.done.load(Ordering::Relaxed) {
+            if std::mem::take(&mut share) {
+                crate::scheduler::share_waking();
+            }
             {
                 // A poisoned lock means another leaf's `next` panicked: stop; that panic
                 // reaches the caller.
@@ -143,12 +152,6 @@ where
             let ended = batch.len() < size;
             if ended {
                 self.shared.done.store(true, Ordering::Relaxed);
-            }
-            // Only a leaf that got items shares: one that finds the iterator drained has
-            // nothing to run, and sharing then only sent threads off to steal (and to nest
-            // while they waited for what they stole).
-            if !batch.is_empty() && std::mem::take(&mut share) {
-                crate::scheduler::share_waking();
             }
             let start = ticks();
             // A panic in `consume` drops the rest of the batch (the drain owns it).
