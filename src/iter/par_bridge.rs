@@ -61,9 +61,7 @@ where
         // bridged in every item of a `flat_map`, on 10 threads), the eager splits of every
         // item's bridge were stolen, and each thread waiting for a half ran another item's
         // bridge meanwhile, nesting deep enough to overflow a 2 MiB stack in a debug build.
-        // Longer iterators keep a leaf per thread and one more (with one leaf per item, and
-        // only leaves that got items sharing, the mutually waiting blocking items of
-        // `heavy_items_are_shared_at_once` stalled in a CI run).
+        // Longer iterators keep a leaf per thread and one more.
         let at_most_one = self.iter.size_hint().1.is_some_and(|n| n <= 1);
         let splits = if at_most_one {
             0
