@@ -939,3 +939,40 @@ fn a_long_first_item_of_an_unindexed_drive_hands_out_the_rest() {
         });
     });
 }
+
+#[test]
+fn a_fold_ahead_of_a_search_folds_few_items() {
+    use blitz_par::ThreadPoolBuilder;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // On one thread nothing splits: a fold keeping one accumulator per loop would fold every
+    // item before `find_any` saw its first accumulator.
+    let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let n = 1_000_000u64;
+    let folded = AtomicUsize::new(0);
+    let count = |acc: u64, x: u64| {
+        folded.fetch_add(1, Ordering::Relaxed);
+        acc + x
+    };
+    let found = pool.install(|| (0..n).into_par_iter().fold(|| 0, count).find_any(|_| true));
+    assert!(found.is_some());
+    assert!(folded.load(Ordering::Relaxed) < 1_000, "{folded:?}");
+    folded.store(0, Ordering::Relaxed);
+    let found = pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .try_fold(|| 0, |acc, x| Some(count(acc, x)))
+            .while_some()
+            .find_any(|_| true)
+    });
+    assert!(found.is_some());
+    assert!(folded.load(Ordering::Relaxed) < 1_000, "{folded:?}");
+    // Ahead of a consumer that no accumulator ends early, one accumulator per loop.
+    let accumulators = pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .fold(|| 0u32, |acc, _| acc)
+            .map(|_| 1)
+            .sum::<u32>()
+    });
+    assert_eq!(accumulators, 1);
+}

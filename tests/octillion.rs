@@ -126,3 +126,25 @@ fn position_and_any_over_wide_ranges() {
         );
     });
 }
+
+#[test]
+fn a_fold_ahead_of_a_search_lets_it_stop() {
+    // Each chunk's accumulator reaches the search as the chunk is folded; one per loop would
+    // come after 10^27 items. The ordered searches also need the positions of the items
+    // behind the fold, or every item of the first outer one would come before any other.
+    for threads in [1, 2] {
+        with_threads(threads, || {
+            assert!(nested().fold(|| (), |_, _| ()).find_any(|_| true).is_some());
+            assert!(nested().fold(|| 0u8, |_, _| 1).any(|n| n > 0));
+            let first_of = |acc: Option<u128>, x| acc.or(Some(x));
+            let first = nested().fold(|| None, first_of).find_first(|_| true);
+            assert_eq!(first, Some(Some(0)));
+            let last = nested().fold(|| None, |_, x| Some(x)).find_last(|_| true);
+            assert_eq!(last, Some(Some(N - 1)));
+            let first = nested()
+                .try_fold(|| None, |acc, x| Ok::<_, ()>(first_of(acc, x)))
+                .find_first(|r| r.is_ok());
+            assert_eq!(first, Some(Ok(Some(0))));
+        });
+    }
+}

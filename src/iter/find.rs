@@ -61,6 +61,7 @@ where
         // Relaxed: the flag only ends work early; the result travels through the reducers.
         self.found.load(Ordering::Relaxed)
     }
+    const MAY_STOP_EARLY: bool = true;
 }
 
 impl<'p, T, P> UnindexedConsumer<T> for AnyConsumer<'p, P>
@@ -289,6 +290,7 @@ where
     fn full(&self) -> bool {
         self.beaten()
     }
+    const MAY_STOP_EARLY: bool = true;
     const MAY_FOLD_FROM_BACK: bool = true;
     fn folds_from_back(&self) -> bool {
         // The last match is nearest the back: searching there first lets the rest stop.

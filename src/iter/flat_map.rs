@@ -87,6 +87,7 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
+    const MAY_STOP_EARLY: bool = <C as Consumer<PI::Item>>::MAY_STOP_EARLY;
     const MAY_FOLD_FROM_BACK: bool = <C as Consumer<PI::Item>>::MAY_FOLD_FROM_BACK;
     fn folds_from_back(&self) -> bool {
         self.base.folds_from_back()

@@ -182,10 +182,29 @@ where
     }
     /// One accumulator may take any run of consecutive items (`fold` promises nothing about
     /// how many accumulators there are), so one per loop of the driver: a
-    /// `fold(Vec::new, ..).reduce(..)` then joins a few vectors, not one per chunk.
-    const FOLDER_MAY_CONTINUE: bool = true;
+    /// `fold(Vec::new, ..).reduce(..)` then joins a few vectors, not one per chunk. Ahead of
+    /// a consumer that an accumulator may end early (`find_any`), one per chunk, which the
+    /// search sees as soon as the chunk is folded: over 10^27 items, one per loop never
+    /// reached it.
+    const FOLDER_MAY_CONTINUE: bool = !C::MAY_STOP_EARLY;
     fn folder_continues(&self) -> bool {
-        true
+        !C::MAY_STOP_EARLY
+    }
+    const MAY_STOP_EARLY: bool = C::MAY_STOP_EARLY;
+    // The accumulators come in the order of the chunks they fold, each from the consumer of
+    // its chunk's items: a search behind this one sees them as it would the items.
+    const MAY_FOLD_FROM_BACK: bool = C::MAY_FOLD_FROM_BACK;
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
+    fn searches_in_order(&self) -> bool {
+        self.base.searches_in_order()
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
     }
 }
 

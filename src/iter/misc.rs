@@ -420,7 +420,7 @@ impl<'d, T, C: Consumer<T>, D: Fn() -> bool + Sync> Consumer<Option<T>>
     fn full(&self) -> bool {
         (self.done)() || self.base.full()
     }
-    forward_hints!(base: C => T, len);
+    forward_hints!(base: C => T, len, stops_early);
 }
 
 impl<'d, T, C: UnindexedConsumer<T>, D: Fn() -> bool + Sync> UnindexedConsumer<Option<T>>

@@ -9,8 +9,9 @@ use super::plumbing::MIN_SPLIT_TICKS;
 use super::plumbing::*;
 use super::*;
 use crate::sync::ticks;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// Turns a sequential iterator into a parallel one (rayon's `ParallelBridge`).
 ///
@@ -120,6 +121,14 @@ where
     }
 
     fn fold_with<F: Folder<I::Item>>(self, mut folder: F) -> F {
+        // A leaf of a bridge this thread is folding already: this thread stole it while an
+        // item of the bridge waited for a join, in the iterator's `next` or in the consumer.
+        // End it at once; the leaf below it on this thread goes on draining the iterator.
+        // Folding it would deadlock on the lock if this thread holds it (in `next`), and
+        // nest one leaf in another otherwise. (rayon's bridge does the same.)
+        let Some(_folding) = Folding::enter(self.shared as *const Shared<I> as usize) else {
+            return folder;
+        };
         // Items are taken under the lock in batches, consumed outside it. A batch doubles
         // while consuming one takes under BATCH_FAST_TICKS and halves when it takes more than
         // BATCH_SLOW_TICKS, so cheap items cost one lock per many, while expensive ones are
@@ -139,12 +148,18 @@ where
                 crate::scheduler::share_waking();
             }
             {
-                // A poisoned lock means another leaf's `next` panicked: stop; that panic
-                // reaches the caller.
-                let Ok(mut iter) = self.shared.iter.lock() else {
+                let Some(mut iter) = lock_bridge(&self.shared.iter) else {
+                    // Poisoned: another leaf's `next` panicked. Stop; that panic reaches the
+                    // caller.
                     self.shared.done.store(true, Ordering::Relaxed);
                     break;
                 };
+                let Some(iter) = iter.as_mut() else {
+                    // Held by another thread while this one holds another bridge's lock:
+                    // end this leaf, as above; the holder goes on draining.
+                    break;
+                };
+                let _holding = Holding::enter();
                 batch.extend(iter.by_ref().take(size));
             }
             let ended = batch.len() < size;
@@ -181,9 +196,208 @@ where
     }
 }
 
+thread_local! {
+    /// The bridges (addresses of their `Shared`) that this thread is folding a leaf of.
+    static FOLDING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    /// How many bridge locks this thread holds (more than one when a `next` waited for a
+    /// join and this thread ran a leaf of another bridge meanwhile).
+    static HOLDING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// This thread's leaf of one bridge, on [`FOLDING`] while it lives.
+struct Folding(usize);
+
+impl Folding {
+    /// `None` if this thread is folding a leaf of `bridge` already.
+    fn enter(bridge: usize) -> Option<Folding> {
+        FOLDING.with(|folding| {
+            let mut folding = folding.borrow_mut();
+            if folding.contains(&bridge) {
+                return None;
+            }
+            folding.push(bridge);
+            Some(Folding(bridge))
+        })
+    }
+}
+
+impl Drop for Folding {
+    fn drop(&mut self) {
+        // Leaves end in the reverse order they started in on a thread, a panic's unwinding
+        // included, but find the entry rather than trust that.
+        FOLDING.with(|folding| {
+            let mut folding = folding.borrow_mut();
+            if let Some(i) = folding.iter().rposition(|&b| b == self.0) {
+                folding.remove(i);
+            }
+        });
+    }
+}
+
+/// A bridge lock held by this thread, counted on [`HOLDING`] while it lives.
+struct Holding;
+
+impl Holding {
+    fn enter() -> Holding {
+        HOLDING.with(|holding| holding.set(holding.get() + 1));
+        Holding
+    }
+}
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        HOLDING.with(|holding| holding.set(holding.get() - 1));
+    }
+}
+
+/// Locks a bridge's iterator: `None` if the lock is poisoned, `Some(None)` if this thread
+/// holds another bridge's lock and this one is held elsewhere. Such a thread does not wait:
+/// the holder of this lock could be waiting, in its `next`, for a join whose other half this
+/// thread's `next` is below (two bridges' leaves stolen crosswise).
+fn lock_bridge<I>(iter: &Mutex<I>) -> Option<Option<MutexGuard<'_, I>>> {
+    if HOLDING.with(Cell::get) == 0 {
+        return iter.lock().ok().map(Some);
+    }
+    match iter.try_lock() {
+        Ok(guard) => Some(Some(guard)),
+        Err(TryLockError::WouldBlock) => Some(None),
+        Err(TryLockError::Poisoned(_)) => None,
+    }
+}
+
 /// A batch that took less than this (about 2 us) doubles: the lock is then a real part of it.
 const BATCH_FAST_TICKS: u64 = 5_000;
 /// A batch that took more than this (about 40 us) halves.
 const BATCH_SLOW_TICKS: u64 = 100_000;
 /// The largest batch: items taken ahead are not available to other threads.
 const MAX_BATCH: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ops::Range;
+    use std::time::Duration;
+
+    /// Collects what a leaf folds.
+    struct Collect(Vec<u32>);
+
+    impl Folder<u32> for Collect {
+        type Result = Vec<u32>;
+        fn consume(mut self, item: u32) -> Self {
+            self.0.push(item);
+            self
+        }
+        fn complete(self) -> Vec<u32> {
+            self.0
+        }
+        fn full(&self) -> bool {
+            false
+        }
+    }
+
+    fn shared<I: Iterator + Send>(iter: I) -> Shared<I> {
+        Shared {
+            iter: Mutex::new(iter),
+            done: AtomicBool::new(false),
+            splits: AtomicUsize::new(0),
+            leaves: AtomicUsize::new(0),
+        }
+    }
+
+    /// Folds one leaf of `shared`'s bridge on this thread.
+    fn fold_leaf<I: Iterator<Item = u32> + Send>(shared: &Shared<I>) -> Vec<u32> {
+        BridgeProducer { shared }
+            .fold_with(Collect(Vec::new()))
+            .complete()
+    }
+
+    /// Items whose `next` folds a leaf of a bridge, as a `next` that waits for a join does
+    /// when its thread runs a stolen leaf meanwhile: of the bridge it is in (`own`), or of
+    /// another bridge over a `Range<u32>` (`other`). Records what each nested leaf folded.
+    struct Reentrant<'a> {
+        items: Range<u32>,
+        own: usize,
+        other: Option<&'a Shared<Range<u32>>>,
+        nested: Vec<Vec<u32>>,
+    }
+
+    impl Iterator for Reentrant<'_> {
+        type Item = u32;
+        fn next(&mut self) -> Option<u32> {
+            let item = self.items.next()?;
+            let got = match self.other {
+                Some(other) => fold_leaf(other),
+                None => {
+                    let own = self.own as *const Shared<Reentrant<'_>>;
+                    // SAFETY: the test sets `own` to the address of the bridge this iterator
+                    // is in, which outlives the fold; a shared reference to it while its lock
+                    // is held (by our caller) is sound, as the nested leaf could reach the
+                    // iterator only by locking it.
+                    fold_leaf(unsafe { &*own })
+                }
+            };
+            self.nested.push(got);
+            Some(item)
+        }
+    }
+
+    /// Runs `f` on a thread of its own: a deadlock fails the test instead of hanging it.
+    fn without_deadlock(f: impl FnOnce() + Send + 'static) {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            f();
+            done.send(()).unwrap();
+        });
+        finished
+            .recv_timeout(Duration::from_secs(60))
+            .expect("deadlocked (or panicked)");
+    }
+
+    #[test]
+    fn a_leaf_nested_in_a_leaf_of_its_own_bridge_ends_at_once() {
+        without_deadlock(|| {
+            let bridge = shared(Reentrant {
+                items: 0..10,
+                own: 0,
+                other: None,
+                nested: Vec::new(),
+            });
+            bridge.iter.lock().unwrap().own = &bridge as *const Shared<Reentrant<'_>> as usize;
+            assert_eq!(fold_leaf(&bridge), (0..10).collect::<Vec<_>>());
+            let nested = std::mem::take(&mut bridge.iter.lock().unwrap().nested);
+            assert_eq!(nested, vec![Vec::<u32>::new(); 10]);
+        });
+    }
+
+    #[test]
+    fn a_leaf_nested_under_a_bridge_lock_does_not_wait_for_another() {
+        without_deadlock(|| {
+            let other = shared(100..110u32);
+            let bridge = shared(Reentrant {
+                items: 0..10,
+                own: 0,
+                other: Some(&other),
+                nested: Vec::new(),
+            });
+            std::thread::scope(|s| {
+                // Another thread holds the other bridge's lock until the leaf is done.
+                let (locked, wait) = std::sync::mpsc::channel();
+                let (release, released) = std::sync::mpsc::channel::<()>();
+                let other = &other;
+                let holder = s.spawn(move || {
+                    let _guard = other.iter.lock().unwrap();
+                    locked.send(()).unwrap();
+                    released.recv().unwrap();
+                });
+                wait.recv().unwrap();
+                assert_eq!(fold_leaf(&bridge), (0..10).collect::<Vec<_>>());
+                release.send(()).unwrap();
+                holder.join().unwrap();
+            });
+            let nested = std::mem::take(&mut bridge.iter.lock().unwrap().nested);
+            assert_eq!(nested, vec![Vec::<u32>::new(); 10]);
+            // Unheld, the other bridge's leaf is folded as usual, nested or not.
+            assert_eq!(fold_leaf(&other), (100..110).collect::<Vec<_>>());
+        });
+    }
+}

@@ -424,10 +424,28 @@ where
     fn full(&self) -> bool {
         self.base.full()
     }
-    /// As for `fold`: one accumulator may take any run of consecutive items.
-    const FOLDER_MAY_CONTINUE: bool = true;
+    /// As for `fold`: one accumulator may take any run of consecutive items, one per chunk
+    /// ahead of a consumer that an accumulator may end early. (`try_reduce` says it may not:
+    /// only an error ends it, and a `try_fold` that meets one completes at once.)
+    const FOLDER_MAY_CONTINUE: bool = !C::MAY_STOP_EARLY;
     fn folder_continues(&self) -> bool {
-        true
+        !C::MAY_STOP_EARLY
+    }
+    const MAY_STOP_EARLY: bool = C::MAY_STOP_EARLY;
+    // The accumulators come in the order of the chunks they fold, each from the consumer of
+    // its chunk's items: a search behind this one sees them as it would the items.
+    const MAY_FOLD_FROM_BACK: bool = C::MAY_FOLD_FROM_BACK;
+    fn folds_from_back(&self) -> bool {
+        self.base.folds_from_back()
+    }
+    fn searches_in_order(&self) -> bool {
+        self.base.searches_in_order()
+    }
+    fn with_len_hint(self, len: usize) -> Self {
+        Self {
+            base: self.base.with_len_hint(len),
+            ..self
+        }
     }
 }
 

@@ -277,6 +277,8 @@ where
     fn folder_continues(&self) -> bool {
         self.left.folder_continues() && self.right.folder_continues()
     }
+    // Full only when both sides are.
+    const MAY_STOP_EARLY: bool = CA::MAY_STOP_EARLY && CB::MAY_STOP_EARLY;
     fn with_len_hint(self, len: usize) -> Self {
         if OP::EACH_ITEM_TO_BOTH {
             UnzipConsumer::new(

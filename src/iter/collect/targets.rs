@@ -689,7 +689,7 @@ impl<'f, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'f, C> {
     fn full(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::Relaxed) || self.base.full()
     }
-    forward_hints!(base: C => T, len);
+    forward_hints!(base: C => T, len, stops_early);
 }
 
 impl<'f, T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C> {

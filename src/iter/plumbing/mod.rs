@@ -163,6 +163,19 @@ pub trait Consumer<Item>: Send + Sized {
         false
     }
 
+    /// Whether an item given to this consumer may make it [`full`]: true for searches
+    /// (`find_any`, `find_first`, `any`, ...), `while_some` and `take_any`, which end the work
+    /// early. A consumer that holds its items back in an accumulator until it completes
+    /// (`fold`, `try_fold`) keeps one accumulator per chunk instead of one per loop ahead of
+    /// such a consumer ([`folder_continues`]), so that the search sees the accumulators as they
+    /// are made: `(0..u64::MAX).into_par_iter().fold(..).find_any(..)` returns. The default,
+    /// false, gives the same results, perhaps later. A blitz-par extension; adapters forward
+    /// their base's.
+    ///
+    /// [`full`]: Consumer::full
+    /// [`folder_continues`]: Consumer::folder_continues
+    const MAY_STOP_EARLY: bool = false;
+
     /// Tells the consumer that it is about to be given exactly `len` items, indexed
     /// `0..len` by `split_at`. The indexed driver ([`bridge_producer_consumer`]) calls it once,
     /// before any split. Consumers that place their items on a scale of their own use it:
@@ -178,15 +191,31 @@ pub trait Consumer<Item>: Send + Sized {
 }
 
 /// Implements [`Consumer`]'s blitz-par hints (`folder_continues`, `folds_from_back`,
-/// `searches_in_order`, and the constants that say whether the first two may be true) by
-/// asking the adapter's field `$base`, a `$c: Consumer<$item>`: `forward_hints!(base: C => R)`.
-/// `forward_hints!(base: C => R, len)` also forwards `with_len_hint`, for adapters whose
-/// `split_at(i)` splits the base at `i`.
+/// `searches_in_order`, the constants that say whether the first two may be true, and
+/// `MAY_STOP_EARLY`) by asking the adapter's field `$base`, a `$c: Consumer<$item>`:
+/// `forward_hints!(base: C => R)`. `forward_hints!(base: C => R, len)` also forwards
+/// `with_len_hint`, for adapters whose `split_at(i)` splits the base at `i`;
+/// `forward_hints!(base: C => R, len, stops_early)` also says that the adapter may end the
+/// work early itself.
 ///
 /// Every adapter of a consumer that keeps its items' order uses it, so that a search or a
 /// collect behind `map_init`, `panic_fuse` or `while_some` is driven as it is behind `map`.
 macro_rules! forward_hints {
     ($base:ident: $c:ty => $item:ty) => {
+        const MAY_STOP_EARLY: bool = <$c as $crate::iter::plumbing::Consumer<$item>>::MAY_STOP_EARLY;
+        $crate::iter::plumbing::forward_hints!(@others $base: $c => $item);
+    };
+    ($base:ident: $c:ty => $item:ty, len) => {
+        $crate::iter::plumbing::forward_hints!($base: $c => $item);
+        $crate::iter::plumbing::forward_hints!(@len $base);
+    };
+    // An adapter that may end the work early on its own (`take_any`, `while_some`).
+    ($base:ident: $c:ty => $item:ty, len, stops_early) => {
+        const MAY_STOP_EARLY: bool = true;
+        $crate::iter::plumbing::forward_hints!(@others $base: $c => $item);
+        $crate::iter::plumbing::forward_hints!(@len $base);
+    };
+    (@others $base:ident: $c:ty => $item:ty) => {
         const FOLDER_MAY_CONTINUE: bool =
             <$c as $crate::iter::plumbing::Consumer<$item>>::FOLDER_MAY_CONTINUE;
         const MAY_FOLD_FROM_BACK: bool =
@@ -204,8 +233,7 @@ macro_rules! forward_hints {
             self.$base.searches_in_order()
         }
     };
-    ($base:ident: $c:ty => $item:ty, len) => {
-        $crate::iter::plumbing::forward_hints!($base: $c => $item);
+    (@len $base:ident) => {
         #[inline]
         fn with_len_hint(self, len: usize) -> Self {
             Self {
