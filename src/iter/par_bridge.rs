@@ -4,6 +4,12 @@
 //! adapts to the cost of an item (see `fold_with`). It is split
 //! eagerly (by the unindexed driver) so that every thread can take part; items come in no
 //! particular order, as in rayon.
+//!
+//! A `next` or a consumer that waits for a join lets its thread run stolen work meanwhile,
+//! which can be another leaf of the same bridge, or of another bridge. A thread therefore
+//! folds at most one leaf of a bridge at a time (a nested one ends at once; the one below it
+//! goes on draining), and a thread that holds a bridge's lock only tries another's: waiting
+//! for a lock whose holder waits, in its `next`, for this thread would never end.
 
 use super::plumbing::MIN_SPLIT_TICKS;
 use super::plumbing::*;
