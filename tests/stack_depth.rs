@@ -11,7 +11,7 @@ const BILLION: u32 = 1_000_000_000;
 /// release build. The searches below took 1.0 to 1.3 MiB in a debug build (0.13 to 0.25 MiB
 /// in a release one) until the driver split outside its chunk loop, and the halves of a split
 /// captured a reference to the pacer instead of a copy of it; since then 0.6 to 0.8 MiB
-/// (0.10 to 0.13 MiB). rayon 1.11 takes 0.25 to 0.5 MiB (0.06 to 0.1 MiB).
+/// (0.10 to 0.13 MiB). rayon 1.12 takes 0.25 to 0.5 MiB (0.06 to 0.1 MiB).
 const STACK: usize = if cfg!(debug_assertions) {
     1 << 20
 } else {
