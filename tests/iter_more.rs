@@ -394,6 +394,7 @@ const MAY_CONTINUE: u8 = 2;
 const MAY_FROM_BACK: u8 = 4;
 const CONTINUES: u8 = 8;
 const FROM_BACK: u8 = 16;
+const MAY_STOP: u8 = 32;
 
 fn record<T, C: blitz_par::iter::plumbing::Consumer<T>>(
     seen: &std::sync::atomic::AtomicU8,
@@ -404,7 +405,8 @@ fn record<T, C: blitz_par::iter::plumbing::Consumer<T>>(
         | bit(C::FOLDER_MAY_CONTINUE, MAY_CONTINUE)
         | bit(C::MAY_FOLD_FROM_BACK, MAY_FROM_BACK)
         | bit(consumer.folder_continues(), CONTINUES)
-        | bit(consumer.folds_from_back(), FROM_BACK);
+        | bit(consumer.folds_from_back(), FROM_BACK)
+        | bit(C::MAY_STOP_EARLY, MAY_STOP);
     seen.store(hints, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -453,7 +455,7 @@ fn consumer_hint_constants_follow_the_hints_through_adapters() {
     let hints = |name: &str, expected: u8| {
         let got = seen.swap(0, Ordering::Relaxed);
         assert_eq!(
-            got & (DRIVEN | MAY_CONTINUE | MAY_FROM_BACK),
+            got & (DRIVEN | MAY_CONTINUE | MAY_FROM_BACK | MAY_STOP),
             expected,
             "{name}"
         );
@@ -476,18 +478,21 @@ fn consumer_hint_constants_follow_the_hints_through_adapters() {
         .panic_fuse()
         .find_last(|&x| x < 100);
     assert_eq!(last, Some(99));
-    let got = hints("find_last", DRIVEN | MAY_FROM_BACK);
+    let got = hints("find_last", DRIVEN | MAY_FROM_BACK | MAY_STOP);
     assert!(got & FROM_BACK != 0, "find_last folds from the back");
     let got_first = probe().filter(|x| x % 3 == 0).find_first(|&x| x > 100);
     assert_eq!(got_first, Some(102));
-    let got = hints("find_first", DRIVEN | MAY_FROM_BACK);
+    let got = hints("find_first", DRIVEN | MAY_FROM_BACK | MAY_STOP);
     assert!(got & FROM_BACK == 0, "find_first folds from the front");
     let nested = probe().flat_map(|x| vec![x, x]).find_last(|&x| x < 7);
     assert_eq!(nested, Some(6));
-    hints("flat_map, find_last", DRIVEN | MAY_FROM_BACK);
+    hints("flat_map, find_last", DRIVEN | MAY_FROM_BACK | MAY_STOP);
     let nested = probe().flat_map_iter(|x| [x, x]).find_last(|&x| x < 7);
     assert_eq!(nested, Some(6));
-    hints("flat_map_iter, find_last", DRIVEN | MAY_FROM_BACK);
+    hints(
+        "flat_map_iter, find_last",
+        DRIVEN | MAY_FROM_BACK | MAY_STOP,
+    );
 
     let kept: Vec<u32> = probe().filter(|x| x % 7 == 0).map(|x| x * 2).collect();
     assert_eq!(
@@ -505,6 +510,23 @@ fn consumer_hint_constants_follow_the_hints_through_adapters() {
     let total: u32 = probe().map(|x| x % 5).fold(|| 0, |a, x| a + x).sum();
     assert_eq!(total, v.iter().map(|x| x % 5).sum());
     hints("fold", DRIVEN | MAY_CONTINUE);
+    // Ahead of a search, a fold keeps an accumulator per chunk, and passes the search on.
+    let any = probe().fold(|| 0, |a, x| a + x).find_any(|&a| a > 0);
+    assert!(any.is_some());
+    let got = hints("fold, find_any", DRIVEN | MAY_STOP);
+    assert!(got & CONTINUES == 0, "a fold ahead of a search");
+    let first = probe()
+        .try_fold(|| 0, |a, x| Some(a + x))
+        .while_some()
+        .find_first(|_| true);
+    assert!(first.is_some());
+    hints(
+        "try_fold, while_some, find_first",
+        DRIVEN | MAY_FROM_BACK | MAY_STOP,
+    );
+    let some: Vec<u32> = probe().map(Some).while_some().collect();
+    assert_eq!(some, v);
+    hints("while_some, collect", DRIVEN | MAY_CONTINUE | MAY_STOP);
     let (a, b): (Vec<u32>, Vec<u32>) = probe().filter(|x| x % 2 == 0).map(|x| (x, x)).unzip();
     assert_eq!(a, b);
     hints("filter, unzip", DRIVEN | MAY_CONTINUE);
@@ -966,13 +988,4 @@ fn a_fold_ahead_of_a_search_folds_few_items() {
     });
     assert!(found.is_some());
     assert!(folded.load(Ordering::Relaxed) < 1_000, "{folded:?}");
-    // Ahead of a consumer that no accumulator ends early, one accumulator per loop.
-    let accumulators = pool.install(|| {
-        (0..n)
-            .into_par_iter()
-            .fold(|| 0u32, |acc, _| acc)
-            .map(|_| 1)
-            .sum::<u32>()
-    });
-    assert_eq!(accumulators, 1);
 }
