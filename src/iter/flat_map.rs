@@ -88,19 +88,8 @@ where
         self.base.full()
     }
     const MAY_STOP_EARLY: bool = <C as Consumer<PI::Item>>::MAY_STOP_EARLY;
-    const MAY_FOLD_FROM_BACK: bool = <C as Consumer<PI::Item>>::MAY_FOLD_FROM_BACK;
-    fn folds_from_back(&self) -> bool {
-        self.base.folds_from_back()
-    }
-    fn searches_in_order(&self) -> bool {
-        self.base.searches_in_order()
-    }
-    fn with_len_hint(self, len: usize) -> Self {
-        Self {
-            base: self.base.with_len_hint(len),
-            ..self
-        }
-    }
+    forward_hints!(@order base: C => PI::Item);
+    forward_hints!(@len base);
 }
 
 impl<'f, T, C, F, PI> UnindexedConsumer<T> for FlatMapConsumer<'f, C, F>

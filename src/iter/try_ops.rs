@@ -434,19 +434,8 @@ where
     const MAY_STOP_EARLY: bool = C::MAY_STOP_EARLY;
     // The accumulators come in the order of the chunks they fold, each from the consumer of
     // its chunk's items: a search behind this one sees them as it would the items.
-    const MAY_FOLD_FROM_BACK: bool = C::MAY_FOLD_FROM_BACK;
-    fn folds_from_back(&self) -> bool {
-        self.base.folds_from_back()
-    }
-    fn searches_in_order(&self) -> bool {
-        self.base.searches_in_order()
-    }
-    fn with_len_hint(self, len: usize) -> Self {
-        Self {
-            base: self.base.with_len_hint(len),
-            ..self
-        }
-    }
+    forward_hints!(@order base: C => R);
+    forward_hints!(@len base);
 }
 
 impl<'f, U, R, C, S, F> UnindexedConsumer<U> for TryFoldConsumer<'f, C, S, F, R>

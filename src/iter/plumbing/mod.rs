@@ -218,12 +218,17 @@ macro_rules! forward_hints {
     (@others $base:ident: $c:ty => $item:ty) => {
         const FOLDER_MAY_CONTINUE: bool =
             <$c as $crate::iter::plumbing::Consumer<$item>>::FOLDER_MAY_CONTINUE;
-        const MAY_FOLD_FROM_BACK: bool =
-            <$c as $crate::iter::plumbing::Consumer<$item>>::MAY_FOLD_FROM_BACK;
         #[inline]
         fn folder_continues(&self) -> bool {
             self.$base.folder_continues()
         }
+        $crate::iter::plumbing::forward_hints!(@order $base: $c => $item);
+    };
+    // The hints of a search's order (`folds_from_back`, `searches_in_order`), for adapters
+    // that decide `folder_continues` themselves.
+    (@order $base:ident: $c:ty => $item:ty) => {
+        const MAY_FOLD_FROM_BACK: bool =
+            <$c as $crate::iter::plumbing::Consumer<$item>>::MAY_FOLD_FROM_BACK;
         #[inline]
         fn folds_from_back(&self) -> bool {
             self.$base.folds_from_back()
