@@ -285,15 +285,18 @@ pub(super) struct Pacer {
     /// are peeled and for the far side of a split. Sizes the lead of an ordered search
     /// ([`Pacer::search_split_point`]).
     before: usize,
-    /// Whether a reading has asked for an early wake: [`EARLY_WAKE_TICKS`] of work left, or
-    /// [`HEARTBEAT_TICKS`] since the drive began with a split's worth left; inherited, so
-    /// that a drive wakes early at most once.
+    /// Whether two readings in a row have asked for an early wake: [`EARLY_WAKE_TICKS`] of
+    /// work left, or [`HEARTBEAT_TICKS`] since the drive began with a split's worth left;
+    /// inherited, so that a drive wakes early at most once.
     long: bool,
     /// The clock at the start of the drive's first loop (0 until then); inherited.
     began: u64,
     /// How many sleepers that reading's early wake asks for ([`early_wakes`]); 0 once asked
     /// (when entered) or if none.
     wake_pending: u32,
+    /// Whether the last reading alone called for an early wake: the next one must agree
+    /// before the wake is asked for (see `Pacer::record`).
+    wake_seen: bool,
     /// Whether the last reading paused the doubling: the chunk size has settled. Inherited.
     settled: bool,
     /// Chunks folded since the last reading (0: `mark` was just read).
@@ -318,6 +321,7 @@ impl Pacer {
             long: false,
             began: 0,
             wake_pending: 0,
+            wake_seen: false,
             settled: false,
             chunks_since_mark: 0,
         }
@@ -517,17 +521,17 @@ impl Pacer {
             if now.wrapping_sub(self.loop_start) >= PROVEN_TICKS {
                 self.proven = true;
             }
-            if !self.long && long_work_ahead(spent, items, remaining) {
-                // Long work ahead, on an estimate to trust: enter the scheduler (the loop
-                // does once proven) and wake a sleeper (the next `decide`).
-                self.long = true;
-                self.proven = true;
-                self.wake_pending = early_wakes(spent, items, remaining);
-            } else if !self.long
-                && now.wrapping_sub(self.began) >= HEARTBEAT_TICKS
-                && (remaining as u128) * u128::from(spent)
-                    >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
-            {
+            // An early wake needs two readings in a row that call for one. A reading also
+            // times whatever held the thread up meanwhile (an interrupt, the hypervisor
+            // running another guest): taken alone, a reading of one item, held up for a few
+            // microseconds, made a 1,000-item sum look like 2 ms of work, and it woke the
+            // workers, which then asked for splits. That happened about once in 20,000 such
+            // sums on the 2-core VM (100 to 170 times a second in a loop of them), and the
+            // woken workers took 12% of the CPU samples of that loop. The next reading,
+            // one short chunk later (an estimate this high keeps chunks short), is seldom held
+            // up too; where items truly are slow it agrees, and the wake comes a chunk late.
+            if !self.long {
+                let ahead = long_work_ahead(spent, items, remaining);
                 // A heartbeat period into the drive, with a split's worth of work left: beat
                 // now (one wake), as the heartbeat would at its next clock read. That read
                 // comes every fourth chunk (`SPLIT_CHECK_WEIGHT`), and a guest's heartbeat
@@ -535,8 +539,20 @@ impl Pacer {
                 // 2-core VM (~80 us alone), entered after ~14 us, the first beat came ~65 us
                 // in and the second thread started at ~90 us of a ~110 us call; rayon's
                 // starts at ~22 us.
-                self.long = true;
-                self.wake_pending = 1;
+                let beat = now.wrapping_sub(self.began) >= HEARTBEAT_TICKS
+                    && (remaining as u128) * u128::from(spent)
+                        >= u128::from(MIN_SPLIT_TICKS) * (items as u128);
+                if self.wake_seen && ahead {
+                    // Long work ahead, on an estimate to trust: enter the scheduler (the loop
+                    // does once proven) and wake sleepers (the next `decide`).
+                    self.long = true;
+                    self.proven = true;
+                    self.wake_pending = early_wakes(spent, items, remaining);
+                } else if self.wake_seen && beat {
+                    self.long = true;
+                    self.wake_pending = 1;
+                }
+                self.wake_seen = ahead || beat;
             }
             if (remaining as u128) * u128::from(spent)
                 < u128::from(MIN_SPLIT_TICKS) * (items as u128)
@@ -1510,6 +1526,8 @@ mod tests {
         // began, with `left` items to go.
         const ITEMS: usize = 100_000;
         const SPAN: u64 = ITEMS as u64;
+        // The reading before it called for a wake too (`wake_seen`): a lone reading asks for
+        // none (`a_lone_reading_wakes_nobody`).
         let reading = |age: u64, left: u64| {
             let mut p = Pacer::new(1, usize::MAX);
             p.start_loop();
@@ -1517,6 +1535,7 @@ mod tests {
             p.began = now.wrapping_sub(age).max(1);
             p.mark = now.wrapping_sub(SPAN);
             p.since_mark = ITEMS - 1;
+            p.wake_seen = true;
             p.record(1, left as usize);
             (p.wake_pending, p.long)
         };
@@ -1533,6 +1552,37 @@ mod tests {
         assert!((0..5).any(|_| reading(0, 2 * MIN_SPLIT_TICKS) == (0, false)));
         // Long work left wakes by the early-wake rule, however young the drive.
         assert!(reading(0, 4 * EARLY_WAKE_TICKS).0 >= 1);
+    }
+
+    #[test]
+    fn a_lone_reading_wakes_nobody() {
+        // Readings of TIMED_CHUNK items (always a reading) that took EARLY_WAKE_SPAN_TICKS
+        // (as a thread held up by an interrupt measures them), or next to nothing, with enough
+        // items left for twice EARLY_WAKE_TICKS of work at the slow rate.
+        let left = TIMED_CHUNK * (2 * EARLY_WAKE_TICKS / EARLY_WAKE_SPAN_TICKS) as usize;
+        let span = |p: &mut Pacer, ticks_ago: u64| {
+            p.since_mark = TIMED_CHUNK - 1;
+            p.mark = ticks().wrapping_sub(ticks_ago);
+            p.record(1, left);
+            assert_eq!(p.chunks_since_mark, 0, "a reading");
+        };
+        let slow = |p: &mut Pacer| span(p, EARLY_WAKE_SPAN_TICKS);
+        let fast = |p: &mut Pacer| span(p, 0);
+        let mut p = Pacer::new(1, usize::MAX);
+        p.start_loop();
+        slow(&mut p);
+        assert_eq!((p.wake_pending, p.long), (0, false), "one slow reading");
+        assert!(p.wake_seen);
+        // The next reading finds the items cheap: still no wake, and the first one is
+        // forgotten.
+        fast(&mut p);
+        assert_eq!((p.wake_pending, p.long, p.wake_seen), (0, false, false));
+        slow(&mut p);
+        assert_eq!((p.wake_pending, p.long), (0, false));
+        // Two slow readings in a row: the items are slow, wake.
+        slow(&mut p);
+        assert!(p.long && p.wake_pending >= 1, "two slow readings in a row");
+        assert!(p.proven);
     }
 
     #[test]
