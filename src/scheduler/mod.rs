@@ -251,7 +251,12 @@ pub(crate) fn share_now() {
 }
 
 #[cfg(not(loom))]
-pub(crate) use watch::{may_watch, watch};
+pub(crate) use watch::{may_watch, touch, watch};
+
+/// Under loom nothing is watched.
+#[cfg(loom)]
+#[inline]
+pub(crate) fn touch(_drive: usize, _now: u64) {}
 
 /// Under loom nothing is watched.
 #[cfg(loom)]
@@ -265,6 +270,7 @@ pub(crate) fn may_watch(_items: usize) -> bool {
 #[cfg(loom)]
 pub(crate) fn watch<T, F, R, RA>(
     _items: usize,
+    _drive: usize,
     _since: u64,
     data: T,
     _rescue: F,

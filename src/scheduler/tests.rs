@@ -129,6 +129,7 @@ fn a_pool_dropped_right_after_a_rescue() {
         let rest = pool.install(|| {
             let ((), rest) = super::watch::watch(
                 2,
+                0,
                 crate::sync::ticks(),
                 7u32,
                 |x, _elapsed| {

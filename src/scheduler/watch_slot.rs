@@ -100,6 +100,15 @@ impl Handoff {
             .is_null()
     }
 
+    /// Moves the watch's clock reading to `now`: the owner has just shown that it is not
+    /// stuck in an item (see `watch::touch`). Owner only, while watched; the watchman reads
+    /// the reading only to choose whether to take (see the module docs), so a stale or early
+    /// read of it changes nothing else.
+    #[inline]
+    pub(crate) fn refresh(&self, now: u64) {
+        self.since.store(now, Ordering::Relaxed);
+    }
+
     /// When the watch began, as last stored: may be another watch's (see the module docs).
     #[inline]
     pub(crate) fn since(&self) -> u64 {

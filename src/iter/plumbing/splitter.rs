@@ -85,7 +85,7 @@
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{
-    beat_now, join, may_watch, share_waking, split_wanted, split_wanted_at, watch,
+    beat_now, join, may_watch, share_waking, split_wanted, split_wanted_at, touch, watch,
 };
 use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -804,6 +804,7 @@ where
     let rest_pacer = *pacer;
     let ((first, full), rest) = watch(
         len,
+        0,
         pacer.loop_start,
         (rest_p, rest_c),
         move |(p, c), elapsed| drive_indexed(len - n, p, c, rest_pacer.rescued(elapsed, n)),
@@ -1137,8 +1138,9 @@ fn first_leaf_wakes(spent: u64, levels: u32) -> u32 {
 
 /// The root of an unindexed drive: as [`drive_unindexed`], but its first split is watched
 /// (`scheduler::watch`) rather than joined. The half this thread drives first runs while the
-/// other is published for the watchman, which hands it to the pool once the first half has
-/// run for `RESCUE_TICKS` with a worker idle or asleep. Nothing polls inside a user's item,
+/// other is published for the watchman, which hands it to the pool once this thread has gone
+/// `RESCUE_TICKS` without finishing a leaf of the drive (each leaf's end moves the watch's
+/// clock: `scheduler::touch`), with a worker idle or asleep. Nothing polls inside a user's item,
 /// and the halves split off above a leaf are join frames that only this thread can promote:
 /// without the watch, the first item of a few heavy ones (`par_bridge` or `par_lines` over
 /// 8 items of 2 ms on 2 cores) ran alone, 10 ms against rayon's 8.
@@ -1179,6 +1181,7 @@ where
     };
     let (first, rest) = watch(
         0,
+        drive_token(share),
         since,
         rest,
         move |(p, c), _elapsed| {
@@ -1197,6 +1200,13 @@ where
     } else {
         reducer.reduce(first, rest)
     }
+}
+
+/// The name of an unindexed drive for its watch ([`crate::scheduler::touch`]): the address
+/// of its shared flag, which lives as long as the drive.
+#[inline]
+fn drive_token(share: &AtomicBool) -> usize {
+    share as *const AtomicBool as usize
 }
 
 /// The unindexed driver: split while `depth` lasts (then while `spine` lasts, on the half
@@ -1289,7 +1299,11 @@ where
     }
     let start = ticks();
     let folder = producer.fold_with(consumer.into_folder());
-    let spent = ticks().wrapping_sub(start);
+    let end = ticks();
+    let spent = end.wrapping_sub(start);
+    // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
+    // need not hand the rest out yet.
+    touch(drive_token(share), end);
     if let Some(levels @ 1..) = timed {
         first_leaf_timed(spent, levels);
     }
