@@ -175,14 +175,37 @@ where
     f()
 }
 
-/// Whether the splitting driver should split the work it holds now: true when an idle thread
-/// asked for work or the heartbeat says a sleeping worker should be woken to share it. Cheap
-/// on the fast path (a countdown and one relaxed load); the driver calls it between chunks.
+/// What [`split_wanted`] found: whether, and why, the driver should split the work it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// Nobody wants work.
+    No,
+    /// An idle thread of the pool, awake, asked this thread for work: a split's half is taken
+    /// within about a microsecond.
+    Asked,
+    /// The heartbeat says a sleeping worker should be woken to share the work (or the driver
+    /// asked for an early wake, [`beat_now`]): a woken worker starts tens of microseconds
+    /// later.
+    Beat,
+}
+
+impl Want {
+    /// Whether to split at all.
+    #[inline]
+    pub(crate) fn any(self) -> bool {
+        self != Want::No
+    }
+}
+
+/// Whether the splitting driver should split the work it holds now: [`Want::Asked`] when an
+/// idle thread asked for work, [`Want::Beat`] when the heartbeat says a sleeping worker should
+/// be woken to share it. Cheap on the fast path (a countdown and one relaxed load); the driver
+/// calls it between chunks.
 #[inline]
-pub(crate) fn split_wanted() -> bool {
+pub(crate) fn split_wanted() -> Want {
     let seat = current_seat();
     if seat.is_null() {
-        return false;
+        return Want::No;
     }
     // SAFETY: our own seat.
     unsafe { (*seat).split_wanted() }
@@ -192,13 +215,62 @@ pub(crate) fn split_wanted() -> bool {
 /// takes its clock reading from the driver (`now`, or 0 for a chunk the driver did not time)
 /// instead of reading the clock itself every fourth call.
 #[inline]
-pub(crate) fn split_wanted_at(now: u64) -> bool {
+pub(crate) fn split_wanted_at(now: u64) -> Want {
     let seat = current_seat();
     if seat.is_null() {
-        return false;
+        return Want::No;
     }
     // SAFETY: our own seat.
     unsafe { (*seat).split_wanted_at(now) }
+}
+
+/// The registry that parallel work of this thread runs in: its own pool's, or the global
+/// one's for a thread outside any pool (`None` if that has not started yet).
+#[inline]
+fn work_registry<'a>() -> Option<&'a registry::Registry> {
+    let seat = current_seat();
+    if seat.is_null() {
+        return pool::GLOBAL.get().map(|registry| &**registry);
+    }
+    // SAFETY: a non-null CURRENT is a live seat, and its registry outlives its occupancy,
+    // which lasts at least as long as the caller's parallel work.
+    Some(unsafe { (*seat).registry() })
+}
+
+/// Whether a worker of the pool that parallel work of this thread runs in is awake and
+/// looking for work: a hint, one relaxed load. False when no pool is running yet.
+#[inline]
+pub(crate) fn thief_awake() -> bool {
+    work_registry().is_some_and(|registry| registry.idle_awake_workers() > 0)
+}
+
+/// For the iterator driver, in a loop of parallel calls that each leave an awake thief work
+/// worth taking: wake one sleeping worker now if a heartbeat would (some worker sleeps, none is
+/// awake and idle, within the guest cap). It comes too late for this call; it is awake for the
+/// next ones (see the driver's `Pacer::note_thief`).
+#[cold]
+pub(crate) fn wake_for_next_call() {
+    if let Some(registry) = work_registry() {
+        if registry.beat_should_wake() {
+            registry.wake_any_worker();
+        }
+    }
+}
+
+/// For the iterator driver, about to split because a worker is awake and looking for work
+/// (`scheduler::thief_awake`): makes the join of that split push its half where the worker can
+/// take it, as if the worker had asked already. Its request would come only after this thread
+/// entered the pool, and be seen only at the end of the next chunk: in a loop of
+/// 100,000-item sums that put the thief's start ~2 us after the split, ~4 us into a call of
+/// 12. Does nothing outside a pool.
+#[inline]
+pub(crate) fn offer_split() {
+    let seat = current_seat();
+    if seat.is_null() {
+        return;
+    }
+    // SAFETY: our own seat.
+    unsafe { (*seat).offer_split() }
 }
 
 /// For the iterator driver, when its cost estimate says at least ~100 us of work remain: wake

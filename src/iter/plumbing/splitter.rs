@@ -34,6 +34,15 @@
 //! chunks: a 1,000-item sum makes 2 chunks and 2 readings (it made 11 and 4 before, and ran
 //! 0.21 against 0.15 µs, best of 200,000, on the 2-core VM; the sequential loop takes 0.10).
 //!
+//! A loop that finds a worker awake and looking for work at a reading of at least
+//! [`HOT_SPAN_ITEMS`] items, with at least [`ASKED_SPLIT_TICKS`] of work left, is *hot*: it
+//! enters the scheduler at once, splits for that worker without waiting for its request
+//! (`scheduler::offer_split`), and honours requests of awake threads ([`Want::Asked`], not
+//! beats) down to [`ASKED_SPLIT_TICKS`] left instead of [`MIN_SPLIT_TICKS`]: such a thief
+//! starts on its half within a microsecond. A thread that runs such loops one right after
+//! another wakes one worker for the next ones ([`Pacer::note_thief`]). A loop of 100,000-item
+//! sums, which no heartbeat ever reached, so runs on two threads.
+//!
 //! Items that each take at least [`MIN_SPLIT_TICKS`] by the estimate (blocking work, a
 //! nested parallel call, a big chunk of a slice) are the exception to splitting on request:
 //! inside the pool the loop splits them at once, down to single items, and before each chunk
@@ -77,17 +86,19 @@
 //!
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
 //! [`SETTLED_READ_CHUNKS`], [`RAMP_TICKS`], [`RAMP_GROWTH`],
-//! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`],
-//! [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`EARLY_WAKE_TICKS`], [`WAKE_SHARE_TICKS`],
+//! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`], [`ASKED_SPLIT_TICKS`], [`HOT_SPAN_ITEMS`],
+//! [`HOT_MIN_REMAINING`], [`STREAK_GAP_TICKS`], [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`EARLY_WAKE_TICKS`], [`WAKE_SHARE_TICKS`],
 //! [`LEAF_SPAN_TICKS`], [`eager_depth`] and [`SPINE_DEPTH`]; nothing else in the crate splits,
 //! except the driver of ranges longer than a `usize` (`iter/range.rs`), which halves them
 //! [`eager_depth`] times and hands every piece to this driver.
 
 use super::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{
-    beat_now, join, may_watch, share_waking, split_wanted, split_wanted_at, touch, watch,
+    beat_now, join, may_watch, offer_split, share_waking, split_wanted, split_wanted_at,
+    thief_awake, touch, wake_for_next_call, watch, Want,
 };
 use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
@@ -143,6 +154,51 @@ const LONG_CHUNK_TICKS: u64 = ticks_for(80_000, 32_000);
 /// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
 /// with a slow thief; the price is that the last ~20 us of a loop are not shared.
 pub(crate) const MIN_SPLIT_TICKS: u64 = ticks_for(50_000, 20_000);
+
+/// A split that an awake idle thread asked for ([`Want::Asked`]) needs only this much
+/// estimated work left (about 10 us at 2.5 GHz) in a *hot* loop: one that saw a worker awake
+/// and looking for work at a reading (see [`Pacer::note_thief`]). Such a thief takes its half
+/// within about a microsecond of the split, so what [`MIN_SPLIT_TICKS`] guards against, a
+/// woken worker that starts tens of microseconds late, does not apply. In loops of
+/// 100,000-item sums of `i64` on the 2-core VM (18 to 20 us alone), each call then took 11
+/// to 13 us, the worker woken for the loop taking half of every call; with 5 us, loops of
+/// 30,000-item sums (~5.5 us alone) ran 15% slower than the sequential loop where calls came
+/// in bursts of 20: a wake per burst and splits of ~2 us each.
+const ASKED_SPLIT_TICKS: u64 = ticks_for(25_000, 10_000);
+
+/// A reading must time at least this many items to make a loop hot ([`ASKED_SPLIT_TICKS`]),
+/// or to count towards a loop of calls: the fixed costs of the chunks in it are then a small
+/// part of the estimate, and so is an interrupt in it of a few microseconds. Not a time: a
+/// reading of one or a few items that an interrupt held up looked like milliseconds of work,
+/// about once in 20,000 1,000-item sums on the 2-core VM, and (with a bound of 0.5 us of
+/// work instead) a loop of them woke a worker 100 times in 2M calls and split 96 of them.
+/// A 100,000-item sum of `i64` gets such a reading after 4,096 items (a chunk of 3,840).
+/// Loops of fewer, heavier items are served as before: they split on request after
+/// [`PROVEN_TICKS`], and long ones wake workers early.
+const HOT_SPAN_ITEMS: usize = 1_024;
+
+/// A drive that begins at most this long (about 10 us at 2.5 GHz) after the estimated end of
+/// the thread's last drive with a split's worth of work for an awake thief continues a loop of
+/// such calls (see [`Pacer::note_thief`]).
+const STREAK_GAP_TICKS: u64 = ticks_for(25_000, 10_000);
+
+thread_local! {
+    /// The start and estimated end of the last drive of this thread that had a split's worth
+    /// of work for an awake thief ([`Pacer::note_thief`]); zeros before any.
+    static STREAK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// Items a loop must have left for an early reading (of fewer than [`HOT_SPAN_ITEMS`]) to keep
+/// it asking on an awake thief's bar, [`ASKED_SPLIT_TICKS`] (see `Pacer::record`): cheap items
+/// (a sum of `i64`: 0.1 to 0.2 ns each on the 2-core VM) take that long only by the tens of
+/// thousands.
+const HOT_MIN_REMAINING: usize = 16 * HOT_SPAN_ITEMS;
+
+/// Whether a reading that timed `items` items can make a loop hot (see [`HOT_SPAN_ITEMS`]).
+#[inline]
+fn hot_span(items: usize) -> bool {
+    items >= HOT_SPAN_ITEMS
+}
 
 /// The most items a loop splits at once on an estimate it inherited (from the loop it was
 /// split off) that says items are heavy; a longer one first runs a chunk of its own, whose
@@ -299,6 +355,17 @@ pub(super) struct Pacer {
     wake_seen: bool,
     /// Whether the last reading paused the doubling: the chunk size has settled. Inherited.
     settled: bool,
+    /// Whether a reading saw a worker awake and looking for work, with at least
+    /// [`ASKED_SPLIT_TICKS`] of work left: the loop then enters the scheduler at once, and
+    /// honours requests from awake threads down to that much work left, without waiting for
+    /// [`PROVEN_TICKS`] ([`Pacer::note_thief`]). Inherited.
+    hot: bool,
+    /// Whether to split at the next `decide` once entered, without waiting for a request:
+    /// set with `hot`, for the awake worker that made the loop hot. Not inherited.
+    offer: bool,
+    /// Whether this drive has compared itself with the thread's last one (`STREAK`, see
+    /// [`Pacer::note_thief`]). Inherited.
+    streak_seen: bool,
     /// Chunks folded since the last reading (0: `mark` was just read).
     chunks_since_mark: u32,
 }
@@ -323,6 +390,9 @@ impl Pacer {
             wake_pending: 0,
             wake_seen: false,
             settled: false,
+            hot: false,
+            offer: false,
+            streak_seen: false,
             chunks_since_mark: 0,
         }
     }
@@ -373,6 +443,15 @@ impl Pacer {
             // An estimate of this loop's own, or one inherited from the loop it was split
             // off (a thief's half of heavy items splits again at once, not after a chunk).
             let estimated = self.done > 0 || self.rate.1 > 0;
+            if self.offer && self.entered {
+                // The loop just turned hot: a worker is awake and looking for work; split for
+                // it now rather than after its request.
+                self.offer = false;
+                if self.worth_asked_split(len) {
+                    offer_split();
+                    return Step::Split;
+                }
+            }
             if self.asking && estimated {
                 if self.entered
                     && self.heavy_items()
@@ -393,7 +472,12 @@ impl Pacer {
                 } else {
                     split_wanted()
                 };
-                if wanted && self.worth_splitting(len) {
+                let worth = match wanted {
+                    Want::No => false,
+                    Want::Asked if self.hot => self.worth_asked_split(len),
+                    Want::Asked | Want::Beat => self.worth_splitting(len),
+                };
+                if worth {
                     return Step::Split;
                 }
             }
@@ -451,6 +535,75 @@ impl Pacer {
             (now.wrapping_sub(self.loop_start), self.done)
         };
         (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
+    }
+
+    /// Whether a split an awake thread asked for pays off in a hot loop: [`ASKED_SPLIT_TICKS`]
+    /// of the `len` items left, by the estimate of a reading (which made the loop hot).
+    #[inline]
+    fn worth_asked_split(&self, len: usize) -> bool {
+        let (spent, items) = self.rate;
+        items > 0
+            && (len as u128) * u128::from(spent) >= u128::from(ASKED_SPLIT_TICKS) * (items as u128)
+    }
+
+    /// Whether the loop should enter the scheduler now (when it has not): once it has run for
+    /// [`PROVEN_TICKS`], before which no request would be honoured, or once it is hot.
+    #[inline]
+    fn should_enter(&self) -> bool {
+        (self.proven || self.hot) && !self.entered
+    }
+
+    /// [`Pacer::note_thief`] with this thread's `STREAK` and the pool's idle workers, and the
+    /// wake it may ask for. Out of line: most readings never get here, and the 1,000-item
+    /// sum's two readings ran measurably slower with it inline.
+    #[cold]
+    #[inline(never)]
+    fn look_for_thief(&mut self, now: u64, spent: u64, items: usize, remaining: usize) {
+        if STREAK.with(|streak| self.note_thief(now, spent, items, remaining, streak, thief_awake))
+        {
+            wake_for_next_call();
+        }
+    }
+
+    /// At a reading taken at `now` that timed `items` items in `spent` ticks, with
+    /// `remaining` items left: if the rest is worth a split to an awake thief (at least
+    /// [`ASKED_SPLIT_TICKS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the loop hot
+    /// when `thief` says a worker is awake and looking for work, and otherwise answers whether
+    /// to wake one for the calls that follow: when this drive began right after the last one
+    /// of this thread that had such work (`streak`: that drive's start and estimated end), the
+    /// thread is in a loop of such calls, and a worker woken now is awake for the next ones,
+    /// where it keeps itself awake by taking its halves. Without that wake a loop of
+    /// 100,000-item sums never woke anyone (nothing in a call of ~20 us does) and ran at the
+    /// sequential loop's speed plus the driver's costs. A drive checks `streak` once.
+    #[inline]
+    fn note_thief(
+        &mut self,
+        now: u64,
+        spent: u64,
+        items: usize,
+        remaining: usize,
+        streak: &Cell<(u64, u64)>,
+        thief: impl FnOnce() -> bool,
+    ) -> bool {
+        if self.hot || !hot_span(items) {
+            return false;
+        }
+        let rest = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
+        if rest < u128::from(ASKED_SPLIT_TICKS) {
+            return false;
+        }
+        let in_loop = !self.streak_seen && {
+            self.streak_seen = true;
+            let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
+            let (began, ended) = streak.replace((self.began, end));
+            began != 0 && self.began > began && self.began <= ended.saturating_add(STREAK_GAP_TICKS)
+        };
+        if thief() {
+            self.hot = true;
+            self.offer = true;
+            return false;
+        }
+        in_loop
     }
 
     /// How many of the `len` items an ordered search keeps when it answers a request for work
@@ -554,9 +707,22 @@ impl Pacer {
                 }
                 self.wake_seen = ahead || beat;
             }
-            if (remaining as u128) * u128::from(spent)
-                < u128::from(MIN_SPLIT_TICKS) * (items as u128)
-            {
+            let qualified = hot_span(items);
+            if qualified && !self.hot {
+                self.look_for_thief(now, spent, items, remaining);
+            }
+            // Until a reading long enough to make the loop hot, keep asking while an awake
+            // thief could take a split: a reading of 240 items in a 100,000-item sum put the
+            // rest under `MIN_SPLIT_TICKS` and folded it at once, hot or not. Not for loops
+            // too short to have a split's worth left at the first such reading: the
+            // 1,000-item sum, whose first reading (of one item) often says tens of
+            // microseconds, would make a chunk and a reading more.
+            let least = if self.hot || (!qualified && remaining >= HOT_MIN_REMAINING) {
+                ASKED_SPLIT_TICKS
+            } else {
+                MIN_SPLIT_TICKS
+            };
+            if (remaining as u128) * u128::from(spent) < u128::from(least) * (items as u128) {
                 self.asking = false;
             }
             // This chunk's share of the span.
@@ -701,7 +867,7 @@ where
             }
             Watched::Go(rest_len, rest_p, rest_c, first) => {
                 (len, producer, consumer, acc) = (rest_len, rest_p, rest_c, first);
-                if acc.is_some() && pacer.proven && !pacer.entered && len > 0 {
+                if acc.is_some() && pacer.should_enter() && len > 0 {
                     // As after any chunk (below).
                     let rest = enter_and_drive(len, producer, consumer, pacer);
                     return Driven::Done(finish(acc, rest));
@@ -741,7 +907,7 @@ where
                 consumer = rest_c;
                 len = if full { 0 } else { len - n };
                 pacer.before = pacer.before.saturating_add(n);
-                if pacer.proven && !pacer.entered {
+                if pacer.should_enter() {
                     let rest = enter_and_drive(len, producer, consumer, pacer);
                     return Driven::Done(finish(acc, rest));
                 }
@@ -849,6 +1015,7 @@ where
     let pacer = &pacer;
     let front = move || {
         let mut left_pacer = *pacer;
+        left_pacer.offer = false;
         if from_back {
             left_pacer.before = pacer.before.saturating_add(len - mid);
         }
@@ -856,6 +1023,7 @@ where
     };
     let back = move || {
         let mut right_pacer = *pacer;
+        right_pacer.offer = false;
         if !from_back {
             right_pacer.before = pacer.before.saturating_add(mid);
         }
@@ -935,7 +1103,7 @@ where
             }
             Watched::Go(rest_len, rest_p, rest_c, last) => {
                 (len, producer, consumer, acc) = (rest_len, rest_p, rest_c, last);
-                if acc.is_some() && pacer.proven && !pacer.entered && len > 0 {
+                if acc.is_some() && pacer.should_enter() && len > 0 {
                     // As after any chunk (below).
                     let rest = enter_and_drive(len, producer, consumer, pacer);
                     return Driven::Done(finish_back(rest, acc));
@@ -977,7 +1145,7 @@ where
                 consumer = rest_c;
                 len -= n;
                 pacer.before = pacer.before.saturating_add(n);
-                if pacer.proven && !pacer.entered {
+                if pacer.should_enter() {
                     let rest = enter_and_drive(len, producer, consumer, pacer);
                     return Driven::Done(finish_back(rest, acc));
                 }
@@ -1231,7 +1399,7 @@ where
     if consumer.full() {
         return consumer.into_folder().complete();
     }
-    let producer = if depth > 0 || spine > 0 || split_wanted() {
+    let producer = if depth > 0 || spine > 0 || split_wanted().any() {
         match producer.split() {
             (left_p, Some(right_p)) => {
                 let reducer = consumer.to_reducer();
@@ -1597,6 +1765,107 @@ mod tests {
         slow(&mut p);
         assert!(p.long && p.wake_pending >= 1, "two slow readings in a row");
         assert!(p.proven);
+    }
+
+    #[test]
+    fn an_awake_thief_makes_a_loop_hot() {
+        // A reading of HOT_SPAN_ITEMS items at 1 tick each, with `left` items left.
+        let note = |p: &mut Pacer, items: usize, left: u64, streak: &Cell<(u64, u64)>, thief| {
+            let now = p.began + 1_000;
+            p.note_thief(now, items as u64, items, left as usize, streak, || thief)
+        };
+        let enough = 2 * ASKED_SPLIT_TICKS;
+        let fresh = || {
+            let mut p = Pacer::new(1, usize::MAX);
+            p.start_loop();
+            p
+        };
+        let none = Cell::new((0, 0));
+        // An awake thief and a split's worth left: hot, with a split offered at once.
+        let mut p = fresh();
+        assert!(!note(&mut p, HOT_SPAN_ITEMS, enough, &none, true));
+        assert!(p.hot && p.offer);
+        // Too little left, or a reading of too few items (an interrupt in a reading of one
+        // item looked like milliseconds of work): nothing.
+        let mut p = fresh();
+        assert!(!note(
+            &mut p,
+            HOT_SPAN_ITEMS,
+            ASKED_SPLIT_TICKS / 2,
+            &none,
+            true
+        ));
+        assert!(!note(
+            &mut p,
+            HOT_SPAN_ITEMS - 1,
+            1_000 * enough,
+            &none,
+            true
+        ));
+        assert!(!p.hot && !p.offer);
+        // Hot loops split on an awake thread's request down to ASKED_SPLIT_TICKS of work
+        // left, without waiting for PROVEN_TICKS; others only past MIN_SPLIT_TICKS.
+        p.rate = (1, 1);
+        assert!(!p.worth_splitting(ASKED_SPLIT_TICKS as usize));
+        p.hot = true;
+        assert!(p.worth_asked_split(ASKED_SPLIT_TICKS as usize));
+        assert!(!p.worth_asked_split(ASKED_SPLIT_TICKS as usize / 2));
+        // And they enter the pool at once.
+        assert!(p.should_enter());
+    }
+
+    #[test]
+    fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
+        let streak = Cell::new((0, 0));
+        let enough = 2 * ASKED_SPLIT_TICKS;
+        // A drive that began at `began`, read at began + 1,000 with `enough` ticks of work left
+        // (estimated end: began + 1,000 + enough), and no thief awake: whether it wakes one.
+        let drive = |began: u64| {
+            let mut p = Pacer::new(1, usize::MAX);
+            p.began = began;
+            let now = began + 1_000;
+            let items = HOT_SPAN_ITEMS;
+            let wake = p.note_thief(now, items as u64, items, enough as usize, &streak, || false);
+            assert!(!p.hot);
+            // A drive compares itself with the last one once.
+            assert!(!p.note_thief(now, items as u64, items, enough as usize, &streak, || false));
+            wake
+        };
+        let t = 1_000_000;
+        // The first drive has nothing to follow.
+        assert!(!drive(t));
+        let end = t + 1_000 + enough;
+        // One that begins right after the last one's end continues a loop: wake.
+        assert!(drive(end + STREAK_GAP_TICKS / 2));
+        // One that begins long after it does not.
+        let end = end + STREAK_GAP_TICKS / 2 + 1_000 + enough;
+        assert!(!drive(end + 2 * STREAK_GAP_TICKS));
+        // Nor does a half of the same drive (inherited `began`), were it to compare again.
+        let (began, _) = streak.get();
+        assert!(!drive(began));
+    }
+
+    #[test]
+    fn short_loops_stop_asking_as_before() {
+        // A first reading of 1,000 items (fewer than HOT_SPAN_ITEMS: it cannot make the loop
+        // hot) that says 3/4 of MIN_SPLIT_TICKS of work are left. A loop with few items left
+        // keeps MIN_SPLIT_TICKS as its bar and folds the rest at once, as before loops could
+        // turn hot (the 1,000-item sum's first reading, of one item, often says tens of
+        // microseconds); one with HOT_MIN_REMAINING items left keeps asking, on the awake
+        // thief's bar, until a reading that can make it hot.
+        const ITEMS: u64 = 1_000;
+        let first_reading = |left: usize| {
+            let per_item = 3 * MIN_SPLIT_TICKS / 4 / left as u64;
+            let mut p = Pacer::new(1, usize::MAX);
+            p.start_loop();
+            p.since_mark = ITEMS as usize - 1;
+            p.mark = ticks().wrapping_sub(per_item * ITEMS);
+            p.record(1, left);
+            p.asking
+        };
+        const { assert!(ASKED_SPLIT_TICKS < 3 * MIN_SPLIT_TICKS / 4) };
+        assert!(!first_reading(37));
+        assert!(first_reading(HOT_MIN_REMAINING));
     }
 
     #[test]

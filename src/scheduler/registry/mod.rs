@@ -26,6 +26,7 @@ use super::injector::Injector;
 use super::job::{JobHeader, JobRef};
 use super::latch::{CoreLatch, SpinLatch};
 use super::sleep::{IdleState, Sleep, SleepWord, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
+use super::Want;
 use crate::sync::{
     ticks, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
     HEARTBEAT_TICKS, PROVEN_BEAT_TICKS,
@@ -287,10 +288,10 @@ impl Seat {
     /// For the iterator driver: poll, and if work should be split, make sure the next join
     /// promotes (and wakes a sleeper if the heartbeat asked for it). Owner only.
     #[inline]
-    pub(crate) unsafe fn split_wanted(&self) -> bool {
+    pub(crate) unsafe fn split_wanted(&self) -> Want {
         // SAFETY: owner-only by contract.
         if !unsafe { self.poll(SPLIT_CHECK_WEIGHT) } {
-            return false;
+            return Want::No;
         }
         // SAFETY: as above.
         unsafe { self.split_wanted_cold(None) }
@@ -301,10 +302,10 @@ impl Seat {
     /// not time) instead of every fourth call, so that one `rdtsc` serves both (see the
     /// driver's `SETTLED_READ_CHUNKS`). Owner only.
     #[inline]
-    pub(crate) unsafe fn split_wanted_at(&self, now: u64) -> bool {
+    pub(crate) unsafe fn split_wanted_at(&self, now: u64) -> Want {
         if now == 0 {
             if !self.split_request.load(Ordering::Relaxed) {
-                return false;
+                return Want::No;
             }
             // SAFETY: owner-only by contract.
             return unsafe { self.split_wanted_cold(None) };
@@ -314,19 +315,35 @@ impl Seat {
     }
 
     #[cold]
-    unsafe fn split_wanted_cold(&self, now: Option<u64>) -> bool {
+    unsafe fn split_wanted_cold(&self, now: Option<u64>) -> Want {
         // SAFETY: owner-only by contract.
         let local = unsafe { self.local() };
         if now.is_some() {
             local.countdown.set(0);
         }
+        // Raised by another thread: only our own beats raise it with `beat_pending` set. (A
+        // request that comes while a beat of ours is pending counts as the beat.)
+        let asked = !local.beat_pending.get() && self.split_request.load(Ordering::Relaxed);
         if self.heartbeat(local, now) {
             // The driver's next join must promote (and wake): raise our own request flag,
             // which that join's poll sees, and remember that a wake is wanted.
             local.beat_pending.set(true);
             self.split_request.store(true, Ordering::Relaxed);
         }
-        local.beat_pending.get() || self.split_request.load(Ordering::Relaxed)
+        if asked {
+            Want::Asked
+        } else if local.beat_pending.get() {
+            Want::Beat
+        } else {
+            Want::No
+        }
+    }
+
+    /// For the iterator driver (`scheduler::offer_split`): raise our own request flag, so that
+    /// the next join's poll promotes its frame (without a wake: that is a beat's). Owner only.
+    #[inline]
+    pub(crate) unsafe fn offer_split(&self) {
+        self.split_request.store(true, Ordering::Relaxed);
     }
 
     /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
@@ -739,7 +756,13 @@ impl Registry {
     /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
     /// guest running parallel work holds its core), and no worker is awake and idle, which
     /// would ask for work itself.
-    fn beat_should_wake(&self) -> bool {
+    /// Workers awake and looking for work now (a hint).
+    #[inline]
+    pub(crate) fn idle_awake_workers(&self) -> u32 {
+        self.sleep.idle_awake_workers()
+    }
+
+    pub(crate) fn beat_should_wake(&self) -> bool {
         let sleeping = self.sleep.sleeping_workers() as usize;
         sleeping > self.active_guests.load(Ordering::Relaxed)
             && self.sleep.idle_awake_workers() == 0
