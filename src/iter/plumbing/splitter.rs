@@ -87,7 +87,8 @@
 //! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`], [`SETTLED_MIN_ITEMS`],
 //! [`SETTLED_READ_CHUNKS`], [`RAMP_TICKS`], [`RAMP_GROWTH`],
 //! [`LONG_CHUNK_TICKS`], [`MIN_SPLIT_TICKS`], [`ASKED_SPLIT_TICKS`], [`HOT_SPAN_ITEMS`],
-//! [`HOT_MIN_REMAINING`], [`STREAK_GAP_TICKS`], [`PROVEN_TICKS`], [`TIMED_CHUNK`], [`EARLY_WAKE_TICKS`], [`WAKE_SHARE_TICKS`],
+//! [`HOT_MIN_REMAINING`], [`STREAK_GAP_TICKS`], [`PROVEN_TICKS`], [`TIMED_CHUNK`],
+//! [`EARLY_WAKE_TICKS`], [`WAKE_SHARE_TICKS`],
 //! [`LEAF_SPAN_TICKS`], [`eager_depth`] and [`SPINE_DEPTH`]; nothing else in the crate splits,
 //! except the driver of ranges longer than a `usize` (`iter/range.rs`), which halves them
 //! [`eager_depth`] times and hands every piece to this driver.
@@ -567,14 +568,14 @@ impl Pacer {
 
     /// At a reading taken at `now` that timed `items` items in `spent` ticks, with
     /// `remaining` items left: if the rest is worth a split to an awake thief (at least
-    /// [`ASKED_SPLIT_TICKS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the loop hot
-    /// when `thief` says a worker is awake and looking for work, and otherwise answers whether
-    /// to wake one for the calls that follow: when this drive began right after the last one
-    /// of this thread that had such work (`streak`: that drive's start and estimated end), the
-    /// thread is in a loop of such calls, and a worker woken now is awake for the next ones,
-    /// where it keeps itself awake by taking its halves. Without that wake a loop of
-    /// 100,000-item sums never woke anyone (nothing in a call of ~20 us does) and ran at the
-    /// sequential loop's speed plus the driver's costs. A drive checks `streak` once.
+    /// [`ASKED_SPLIT_TICKS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the
+    /// loop hot when `thief` says a worker is awake and looking for work, and otherwise answers
+    /// whether to wake one for the calls that follow: when this drive began right after the
+    /// last one of this thread that had such work (`streak`: that drive's start and estimated
+    /// end), the thread is in a loop of such calls, and a worker woken now is awake for the
+    /// next ones, where it keeps itself awake by taking its halves. Without that wake a loop
+    /// of 100,000-item sums never woke anyone (nothing in a call of ~20 us does) and ran at
+    /// the sequential loop's speed plus the driver's costs. A drive checks `streak` once.
     #[inline]
     fn note_thief(
         &mut self,

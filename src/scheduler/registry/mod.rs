@@ -753,15 +753,15 @@ impl Registry {
             )
     }
 
-    /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
-    /// guest running parallel work holds its core), and no worker is awake and idle, which
-    /// would ask for work itself.
     /// Workers awake and looking for work now (a hint).
     #[inline]
     pub(crate) fn idle_awake_workers(&self) -> u32 {
         self.sleep.idle_awake_workers()
     }
 
+    /// Whether a heartbeat should wake a sleeping worker: one sleeps (and not only because a
+    /// guest running parallel work holds its core), and no worker is awake and idle, which
+    /// would ask for work itself.
     pub(crate) fn beat_should_wake(&self) -> bool {
         let sleeping = self.sleep.sleeping_workers() as usize;
         sleeping > self.active_guests.load(Ordering::Relaxed)
