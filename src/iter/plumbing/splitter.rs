@@ -191,7 +191,7 @@ const STREAK_GAP_TICKS: u64 = ticks_for(25_000, 10_000);
 /// [`ASKED_SPLIT_TICKS`] bar now and then, which took part in some calls, spun through
 /// others, and slept and was woken again: 0.92 to 0.99 times the sequential loop's time for
 /// 1.9 times its CPU. They now stay on one thread.
-const LOOP_WAKE_TICKS: u64 = ticks_for(37_500, 15_000);
+const LOOP_WAKE_TICKS: u64 = ticks_for(31_250, 12_500);
 
 thread_local! {
     /// The start and estimated end of the last drive of this thread that had a split's worth
@@ -374,9 +374,9 @@ pub(super) struct Pacer {
     /// Whether to split at the next `decide` once entered, without waiting for a request:
     /// set with `hot`, for the awake worker that made the loop hot. Not inherited.
     offer: bool,
-    /// Whether this drive has compared itself with the thread's last one (`STREAK`, see
-    /// [`Pacer::note_thief`]). Inherited.
-    streak_seen: bool,
+    /// What this drive found when it compared itself with the thread's last one (`STREAK`,
+    /// [`Pacer::look_at_streak`]): [`Streak::Unknown`] before. Inherited.
+    streak: Streak,
     /// Chunks folded since the last reading (0: `mark` was just read).
     chunks_since_mark: u32,
 }
@@ -403,7 +403,7 @@ impl Pacer {
             settled: false,
             hot: false,
             offer: false,
-            streak_seen: false,
+            streak: Streak::Unknown,
             chunks_since_mark: 0,
         }
     }
@@ -576,17 +576,44 @@ impl Pacer {
         }
     }
 
+    /// Whether a loop that no reading could make hot yet, estimated at `now` to have `rest`
+    /// ticks of work left (a split's worth for an awake thief), may turn hot: it continues a
+    /// loop of calls ([`Pacer::look_at_streak`], which records it for the next drive), or a
+    /// worker of the pool is awake and looking for work.
+    #[cold]
+    #[inline(never)]
+    fn may_turn_hot(&mut self, now: u64, rest: u64) -> bool {
+        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(rest))) != Streak::No
+            || thief_awake()
+    }
+
+    /// Whether this drive continues a loop of calls: whether it began right after the
+    /// estimated end of the thread's last drive with a split's worth of work for an awake
+    /// thief (`streak`: that drive's start and estimated end). Compared once per drive (the
+    /// answer is kept); each call records this drive, with `end` as its estimated end, for
+    /// the next drive to compare with.
+    fn look_at_streak(&mut self, streak: &Cell<(u64, u64)>, end: u64) -> Streak {
+        if self.streak == Streak::Unknown {
+            let (began, ended) = streak.get();
+            let in_loop = began != 0
+                && self.began > began
+                && self.began <= ended.saturating_add(STREAK_GAP_TICKS);
+            self.streak = if in_loop { Streak::Yes } else { Streak::No };
+        }
+        streak.set((self.began, end));
+        self.streak
+    }
+
     /// At a reading taken at `now` that timed `items` items in `spent` ticks, with
     /// `remaining` items left: if the rest is worth a split to an awake thief (at least
     /// [`ASKED_SPLIT_TICKS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the
     /// loop hot when `thief` says a worker is awake and looking for work, and otherwise answers
     /// whether to wake one for the calls that follow (if at least [`LOOP_WAKE_TICKS`] of work
-    /// are left): when this drive began right after the last one of this thread that had such
-    /// work (`streak`: that drive's start and estimated
-    /// end), the thread is in a loop of such calls, and a worker woken now is awake for the
-    /// next ones, where it keeps itself awake by taking its halves. Without that wake a loop
-    /// of 100,000-item sums never woke anyone (nothing in a call of ~20 us does) and ran at
-    /// the sequential loop's speed plus the driver's costs. A drive checks `streak` once.
+    /// are left): when this drive continues a loop of such calls
+    /// ([`Pacer::look_at_streak`]), a worker woken now is awake for the next ones, where it
+    /// keeps itself awake by taking its halves. Without that wake a loop of 100,000-item sums
+    /// never woke anyone (nothing in a call of ~20 us does) and ran at the sequential loop's
+    /// speed plus the driver's costs. A drive asks for one wake at most.
     #[inline]
     fn note_thief(
         &mut self,
@@ -604,18 +631,18 @@ impl Pacer {
         if rest < u128::from(ASKED_SPLIT_TICKS) {
             return false;
         }
-        let in_loop = !self.streak_seen && {
-            self.streak_seen = true;
-            let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
-            let (began, ended) = streak.replace((self.began, end));
-            began != 0 && self.began > began && self.began <= ended.saturating_add(STREAK_GAP_TICKS)
-        };
+        let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
+        let in_loop = self.look_at_streak(streak, end) == Streak::Yes;
         if thief() {
             self.hot = true;
             self.offer = true;
             return false;
         }
-        in_loop && rest >= u128::from(LOOP_WAKE_TICKS)
+        if in_loop && rest >= u128::from(LOOP_WAKE_TICKS) {
+            self.streak = Streak::Woken;
+            return true;
+        }
+        false
     }
 
     /// How many of the `len` items an ordered search keeps when it answers a request for work
@@ -723,19 +750,29 @@ impl Pacer {
             if qualified && !self.hot {
                 self.look_for_thief(now, spent, items, remaining);
             }
-            // Until a reading long enough to make the loop hot, keep asking while an awake
-            // thief could take a split: a reading of 240 items in a 100,000-item sum put the
-            // rest under `MIN_SPLIT_TICKS` and folded it at once, hot or not. Not for loops
-            // too short to have a split's worth left at the first such reading: the
-            // 1,000-item sum, whose first reading (of one item) often says tens of
-            // microseconds, would make a chunk and a reading more.
-            let least = if self.hot || (!qualified && remaining >= HOT_MIN_REMAINING) {
-                ASKED_SPLIT_TICKS
-            } else {
-                MIN_SPLIT_TICKS
-            };
-            if (remaining as u128) * u128::from(spent) < u128::from(least) * (items as u128) {
-                self.asking = false;
+            // Under a split's worth of work left, stop asking, unless the loop is hot and
+            // an awake thief's split is still worth it; or unless no reading could make it hot
+            // yet and it may turn so: a worker is awake, or this thread runs a loop of calls
+            // (`may_turn_hot`). A reading of 240 items in a 100,000-item sum put the rest under
+            // `MIN_SPLIT_TICKS` and folded it at once, hot or not. Not for loops too short to
+            // have that much left at a reading of `HOT_SPAN_ITEMS`: the 1,000-item sum, whose
+            // first reading (of one item) often says tens of microseconds, would make a chunk
+            // and a reading more; nor for calls on their own, where a 50,000-item sum's extra
+            // chunk made it 2-3% slower.
+            let work_left = (remaining as u128) * u128::from(spent);
+            if work_left < u128::from(MIN_SPLIT_TICKS) * (items as u128) {
+                let keep = work_left >= u128::from(ASKED_SPLIT_TICKS) * (items as u128)
+                    && (self.hot
+                        || (!qualified
+                            && remaining >= HOT_MIN_REMAINING
+                            && self.may_turn_hot(
+                                now,
+                                u64::try_from(work_left / (items.max(1) as u128))
+                                    .unwrap_or(u64::MAX),
+                            )));
+                if !keep {
+                    self.asking = false;
+                }
             }
             // This chunk's share of the span.
             // Multiplied out: a 128-bit division is a call into the runtime library.
@@ -789,6 +826,19 @@ fn finish<R, Red: Reducer<R>>(acc: Option<(R, Red)>, result: R) -> R {
         None => result,
         Some((left, reducer)) => reducer.reduce(left, result),
     }
+}
+
+/// Whether a drive continues a loop of calls ([`Pacer::look_at_streak`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Streak {
+    /// Not compared with the thread's last drive yet.
+    Unknown,
+    /// It does not.
+    No,
+    /// It does.
+    Yes,
+    /// It does, and it has asked for a worker to be woken for the calls that follow.
+    Woken,
 }
 
 /// What a chunk loop of the indexed driver leaves to [`drive_indexed`]: its result, or a split
@@ -1872,13 +1922,15 @@ mod tests {
         // hot) that says 3/4 of MIN_SPLIT_TICKS of work are left. A loop with few items left
         // keeps MIN_SPLIT_TICKS as its bar and folds the rest at once, as before loops could
         // turn hot (the 1,000-item sum's first reading, of one item, often says tens of
-        // microseconds); one with HOT_MIN_REMAINING items left keeps asking, on the awake
-        // thief's bar, until a reading that can make it hot.
+        // microseconds). One with HOT_MIN_REMAINING items left, in a loop of calls (the drive
+        // begins right after the thread's last one with a split's worth for an awake thief),
+        // keeps asking, on the awake thief's bar, until a reading that can make it hot.
         const ITEMS: u64 = 1_000;
         let first_reading = |left: usize| {
             let per_item = 3 * MIN_SPLIT_TICKS / 4 / left as u64;
             let mut p = Pacer::new(1, usize::MAX);
             p.start_loop();
+            STREAK.with(|streak| streak.set((p.began - 1, p.began)));
             p.since_mark = ITEMS as usize - 1;
             p.mark = ticks().wrapping_sub(per_item * ITEMS);
             p.record(1, left);
@@ -1887,6 +1939,7 @@ mod tests {
         const { assert!(ASKED_SPLIT_TICKS < 3 * MIN_SPLIT_TICKS / 4) };
         assert!(!first_reading(37));
         assert!(first_reading(HOT_MIN_REMAINING));
+        STREAK.with(|streak| streak.set((0, 0)));
     }
 
     #[test]
