@@ -465,6 +465,8 @@ where
         // shares its thread's halves first (see `splitter::drive_unindexed`). The first split
         // is watched (`splitter::drive_unindexed_root`).
         let share = std::sync::atomic::AtomicBool::new(false);
-        splitter::drive_unindexed_root(producer, consumer, depth, timed, &share)
+        let result = splitter::drive_unindexed_root(producer, consumer, depth, timed, &share);
+        splitter::drive_unindexed_ended(&share);
+        result
     })
 }

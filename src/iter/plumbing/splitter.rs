@@ -77,7 +77,8 @@
 //! each thread runs first (so its first leaves are short and it soon polls), and further
 //! wherever the scheduler asks before a leaf starts. Where halves hold about equal work
 //! (strings, slices cut near the middle), the root thread times its first leaf, and that
-//! time estimates the drive's for the early wake ([`first_leaf_timed`]). Every leaf is timed:
+//! time, once the next leaf's agrees, estimates the drive's for the early wake
+//! ([`first_leaf_timed`]). Every leaf is timed:
 //! once one takes [`MIN_SPLIT_TICKS`] or more, the drive's threads push their recorded halves
 //! and wake sleepers after it and before each later leaf, as the indexed loop does for heavy
 //! items. They do the same once a half of the drive has been stolen: a thief that took its
@@ -1339,13 +1340,56 @@ pub(super) const SPINE_DEPTH: u32 = 5;
 /// `par_lines` has leaves of under 1 us there.
 const LEAF_SPAN_TICKS: u64 = ticks_for(500, 200);
 
+thread_local! {
+    /// An unindexed drive's first leaf that called for an early wake ([`first_leaf_timed`]):
+    /// the drive (`drive_token`) and the leaf's depth; zeros for none.
+    static FIRST_LEAF: Cell<(usize, u32)> = const { Cell::new((0, 0)) };
+}
+
 /// After the first leaf of an unindexed drive whose producer halves its items evenly (the
-/// root thread's first leaf, `levels` splits down): wakes sleepers early, as the indexed loop
-/// does ([`EARLY_WAKE_TICKS`], [`early_wakes`]), when the leaf's time, `spent`, says long work
-/// is left. Without this, only the heartbeat woke workers during an unindexed drive, one per
-/// beat.
+/// root thread's first leaf, `levels` splits down, of the drive `drive`): wakes sleepers
+/// early, as the indexed loop does ([`EARLY_WAKE_TICKS`], [`early_wakes`]), when the leaf's
+/// time, `spent`, and the next leaf's ([`next_leaf_timed`]; its sibling, as long, unless
+/// stolen) both say long work is left. Without this, only the heartbeat woke workers during
+/// an unindexed drive, one per beat. Two readings, as in the indexed loop (`Pacer::record`):
+/// a first leaf of 100 ns that an interrupt held up for microseconds looks like milliseconds
+/// of work, and alone it woke the pool for a drive of a few microseconds.
 #[cold]
-fn first_leaf_timed(spent: u64, levels: u32) {
+fn first_leaf_timed(spent: u64, levels: u32, drive: usize) {
+    let pending = if first_leaf_wakes(spent, levels) > 0 {
+        (drive, levels)
+    } else {
+        (0, 0)
+    };
+    FIRST_LEAF.with(|first| first.set(pending));
+}
+
+/// After a leaf of the drive `drive` that is not its first, on a thread whose last first leaf
+/// ([`first_leaf_timed`]) called for an early wake: wakes as that leaf's time, `spent`, says,
+/// if that drive is this one. The first leaf's verdict is used once, by the next leaf.
+#[inline]
+fn next_leaf_timed(spent: u64, drive: usize) {
+    let (first_drive, levels) = FIRST_LEAF.with(Cell::get);
+    if first_drive == drive {
+        second_leaf_timed(spent, levels);
+    }
+}
+
+/// At the end of the unindexed drive whose shared flag is `share` (on the thread that began
+/// it): forgets its first leaf's verdict if no later leaf used it (the next leaf was stolen),
+/// so that a later drive whose flag has the same address does not use it.
+#[inline]
+pub(super) fn drive_unindexed_ended(share: &AtomicBool) {
+    FIRST_LEAF.with(|first| {
+        if first.get().0 == drive_token(share) {
+            first.set((0, 0));
+        }
+    });
+}
+
+#[cold]
+fn second_leaf_timed(spent: u64, levels: u32) {
+    FIRST_LEAF.with(|first| first.set((0, 0)));
     let wakes = first_leaf_wakes(spent, levels);
     if wakes > 0 {
         beat_now(wakes);
@@ -1533,9 +1577,12 @@ where
     let spent = end.wrapping_sub(start);
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
     // need not hand the rest out yet.
-    touch(drive_token(share), end);
+    let drive = drive_token(share);
+    touch(drive, end);
     if let Some(levels @ 1..) = timed {
-        first_leaf_timed(spent, levels);
+        first_leaf_timed(spent, levels, drive);
+    } else {
+        next_leaf_timed(spent, drive);
     }
     if spent >= MIN_SPLIT_TICKS {
         share.store(true, Ordering::Relaxed);
@@ -2082,6 +2129,35 @@ mod tests {
         assert_eq!(first_leaf_wakes(WAKE_SHARE_TICKS, 3), 7);
         // No overflow on absurd inputs.
         assert_eq!(first_leaf_wakes(u64::MAX, u32::MAX), 64);
+    }
+
+    #[test]
+    fn a_first_leaf_alone_wakes_nobody() {
+        // A first leaf whose time calls for an early wake only leaves its verdict to the next
+        // leaf of the same drive on this thread, which wakes if its own time agrees (the wake
+        // itself, `beat_now`, does nothing on this thread, outside any pool).
+        let (drive, other) = (0x1000, 0x2000);
+        let long = EARLY_WAKE_TICKS;
+        let pending = || FIRST_LEAF.with(Cell::get);
+        first_leaf_timed(long, 3, drive);
+        assert_eq!(pending(), (drive, 3));
+        // A leaf of another drive (a nested one) leaves it alone.
+        next_leaf_timed(0, other);
+        assert_eq!(pending(), (drive, 3));
+        // The next leaf of the drive uses it up, whatever its own verdict.
+        next_leaf_timed(0, drive);
+        assert_eq!(pending(), (0, 0));
+        // A first leaf too short to call for a wake leaves nothing.
+        first_leaf_timed(LEAF_SPAN_TICKS - 1, 3, drive);
+        assert_eq!(pending(), (0, 0));
+        // The end of a drive forgets its own verdict only.
+        first_leaf_timed(long, 3, drive);
+        let flag = AtomicBool::new(false);
+        drive_unindexed_ended(&flag);
+        assert_eq!(pending(), (drive, 3));
+        FIRST_LEAF.with(|first| first.set((drive_token(&flag), 3)));
+        drive_unindexed_ended(&flag);
+        assert_eq!(pending(), (0, 0));
     }
 
     #[test]
