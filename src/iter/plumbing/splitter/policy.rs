@@ -1,0 +1,732 @@
+//! The pacer: the splitting policy's decisions for the indexed loop (see the module docs of
+//! `splitter`): when to split, how long a chunk to peel, when to read the clock, when to
+//! wake sleepers early, and when a loop is hot. The loop that acts on them is in `indexed.rs`.
+
+use crate::scheduler::{
+    beat_now, offer_split, share_waking, split_wanted, split_wanted_at, thief_awake,
+    wake_for_next_call, Want,
+};
+use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
+use std::cell::Cell;
+
+/// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
+/// with `rdtsc` (15 ns measured on a 16-core Xeon VM) and 20-40 ns with `Instant::now`, while
+/// a cheap item costs well under 1 ns; over 256 items a reading stays a small part of the
+/// chunk, and items costly enough to matter are caught by the first chunk's reading. (With 64,
+/// a profile of a 1,000-item sum on the 2-core VM put a quarter of its time in `rdtsc`: one
+/// reading per doubled chunk; 256 saved about 15% of that sum's time.)
+pub(super) const TIMED_CHUNK: usize = 256;
+
+/// Items estimated to take this many ticks (about 400 ns at 2.5 GHz) are worth a clock
+/// reading: a reading then costs under 5%.
+pub(super) const READ_WORTH_TICKS: u64 = ticks_for(1_000, 400);
+
+/// A chunk that took more than this many clock ticks pauses the doubling: about 4 us at the
+/// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us);
+/// `ticks` counts nanoseconds elsewhere (and under Miri). A few microseconds is long enough
+/// that the per-chunk overhead (tens of nanoseconds) is below 1%, and short enough that an
+/// idle thread waits at most that long for work.
+pub(super) const SETTLED_TICKS: u64 = ticks_for(10_000, 4_000);
+
+/// A chunk of fewer items than this keeps doubling past [`SETTLED_TICKS`] (up to
+/// [`LONG_CHUNK_TICKS`]). The end of a chunk costs more than its bookkeeping when items are
+/// long dependency chains: the processor overlaps the tail of one item with the start of the
+/// next only inside a loop, and the chunk's exit (a mispredicted branch, calls) throws that
+/// overlap away. With ~4 us chunks of ~3 items, a map of 200 dependent `sqrt` per item (1.3 us
+/// each) burnt 2-3% more CPU than rayon's long leaves, single-threaded too (1.32 against 1.28
+/// s for 10 runs on the 2-core VM; the sequential loop 1.30); with 32 items per chunk it runs
+/// at par (1.30 s), and on 2 cores of the 16-core Xeon it went from 74.3 ms against rayon's
+/// 72.5 to 60.5 against 61.6 (criterion medians). Cheap items are unaffected: their chunks
+/// hold thousands of items by the time they take 4 us.
+pub(super) const SETTLED_MIN_ITEMS: usize = 32;
+
+/// Once the chunk size has settled (and the early wake is decided), the clock is read only
+/// every this many chunks, and the scheduler's heartbeat uses that reading
+/// (`scheduler::split_wanted_at`) instead of reading the clock itself every fourth chunk:
+/// one reading per 4 chunks, where there were 5. On the 2-core Xeon VM a `rdtsc` alone takes
+/// 12 ns, but at the end of a chunk it costs far more: about 300 ns after items of 200
+/// dependent `sqrt` (the processor no longer overlaps the next item with the last one's
+/// tail), which made the map of `benches/iter.rs` 1.3% slower than one fold of it, single
+/// threaded; and about 50 ns in a memory-bound sum (3% of 4,000-item chunks of `i64`). Four
+/// keeps the heartbeat's cadence (`SPLIT_CHECK_WEIGHT`).
+pub(super) const SETTLED_READ_CHUNKS: u32 = 4;
+
+/// The chunk length at which doubling pauses however few items it holds: about 32 us (80,000
+/// TSC ticks), a bound on how long an idle thread waits for its split when items are heavy.
+pub(super) const LONG_CHUNK_TICKS: u64 = ticks_for(80_000, 32_000);
+
+/// A split on request needs at least this much estimated work left: about 20 us at a 2.5 GHz
+/// TSC (nanoseconds elsewhere: 20 us). A steal by an awake thief and the join that waits for
+/// it cost a microsecond or more, and more when the thief is slow to start (a shared 2-core
+/// machine: a 12 us sum of 100,000 i64 ran 10-20% slower than sequential with a 10 us bound);
+/// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
+/// with a slow thief; the price is that the last ~20 us of a loop are not shared.
+pub(crate) const MIN_SPLIT_TICKS: u64 = ticks_for(50_000, 20_000);
+
+/// A split that an awake idle thread asked for ([`Want::Asked`]) needs only this much
+/// estimated work left (about 10 us at 2.5 GHz) in a *hot* loop: one that saw a worker awake
+/// and looking for work at a reading (see [`Pacer::note_thief`]). Such a thief takes its half
+/// within about a microsecond of the split, so what [`MIN_SPLIT_TICKS`] guards against, a
+/// woken worker that starts tens of microseconds late, does not apply. In loops of
+/// 100,000-item sums of `i64` on the 2-core VM (18 to 20 us alone), each call then took 11
+/// to 13 us, the worker woken for the loop taking half of every call; with 5 us, loops of
+/// 30,000-item sums (~5.5 us alone) ran 15% slower than the sequential loop where calls came
+/// in bursts of 20: a wake per burst and splits of ~2 us each.
+pub(super) const ASKED_SPLIT_TICKS: u64 = ticks_for(25_000, 10_000);
+
+/// A reading must time at least this many items to make a loop hot ([`ASKED_SPLIT_TICKS`]),
+/// or to count towards a loop of calls: the fixed costs of the chunks in it are then a small
+/// part of the estimate, and so is an interrupt in it of a few microseconds. Not a time: a
+/// reading of one or a few items that an interrupt held up looked like milliseconds of work,
+/// about once in 20,000 1,000-item sums on the 2-core VM, and (with a bound of 0.5 us of
+/// work instead) a loop of them woke a worker 100 times in 2M calls and split 96 of them.
+/// A 100,000-item sum of `i64` gets such a reading after 4,096 items (a chunk of 3,840).
+/// Loops of fewer, heavier items are served as before: they split on request after
+/// [`PROVEN_TICKS`], and long ones wake workers early.
+pub(super) const HOT_SPAN_ITEMS: usize = 1_024;
+
+/// A drive that begins at most this long (about 10 us at 2.5 GHz) after the estimated end of
+/// the thread's last drive with a split's worth of work for an awake thief continues a loop of
+/// such calls (see [`Pacer::note_thief`]).
+pub(super) const STREAK_GAP_TICKS: u64 = ticks_for(25_000, 10_000);
+
+/// The work a drive in a loop of calls must have left (about 15 us at 2.5 GHz) to wake a
+/// sleeping worker for the calls that follow ([`Pacer::note_thief`]); once a worker is awake,
+/// loops split for it from [`ASKED_SPLIT_TICKS`] on. Loops of 50,000-item sums of `i64` (~9.5
+/// us alone on the 2-core VM, ~9 us left at their reading) woke a worker at the
+/// [`ASKED_SPLIT_TICKS`] bar now and then, which took part in some calls, spun through
+/// others, and slept and was woken again: 0.92 to 0.99 times the sequential loop's time for
+/// 1.9 times its CPU. They now stay on one thread.
+pub(super) const LOOP_WAKE_TICKS: u64 = ticks_for(31_250, 12_500);
+
+thread_local! {
+    /// The start and estimated end of the last drive of this thread that had a split's worth
+    /// of work for an awake thief ([`Pacer::note_thief`]); zeros before any.
+    pub(super) static STREAK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// Items a loop must have left for an early reading (of fewer than [`HOT_SPAN_ITEMS`]) to keep
+/// it asking on an awake thief's bar, [`ASKED_SPLIT_TICKS`] (see `Pacer::record`): cheap items
+/// (a sum of `i64`: 0.1 to 0.2 ns each on the 2-core VM) take that long only by the tens of
+/// thousands.
+pub(super) const HOT_MIN_REMAINING: usize = 16 * HOT_SPAN_ITEMS;
+
+/// Whether a reading that timed `items` items can make a loop hot (see [`HOT_SPAN_ITEMS`]).
+#[inline]
+pub(super) fn hot_span(items: usize) -> bool {
+    items >= HOT_SPAN_ITEMS
+}
+
+/// The most items a loop splits at once on an estimate it inherited (from the loop it was
+/// split off) that says items are heavy; a longer one first runs a chunk of its own, whose
+/// reading confirms the estimate or replaces it. An estimate can come from a single item
+/// that a page fault or a preemption made look heavy (the first reading of a loop is of its
+/// first item): inherited without a check, it made every half split again at once, down to
+/// single items. A 10M-item map and collect into fresh memory did so in about half the
+/// processes of a benchmark run on the 2-core VM: 5M single-item splits, 350 ms against
+/// 20 ms. Splitting this many items wrongly costs tens of microseconds; truly heavy items
+/// this many take far longer than the one chunk that checks.
+pub(super) const EAGER_INHERITED_MAX: usize = 256;
+
+/// A loop honours split requests only after running this long (about 10 us at 2.5 GHz): by
+/// then its cost estimate comes from chunks long enough to be accurate. On a 16-core Xeon a
+/// 100,000-item sum (12 us) split on the estimate of its first 16-item chunk and ran 45%
+/// slower than sequential as a guest of the pool.
+pub(super) const PROVEN_TICKS: u64 = ticks_for(25_000, 10_000);
+
+/// The lead an ordered search keeps when it hands work off: about 40 us at a 2.5 GHz TSC
+/// (nanoseconds elsewhere: 40 us). Twice what a split must leave to pay off
+/// ([`MIN_SPLIT_TICKS`]), so that a hand-off's cost stays small against the lead.
+pub(super) const SEARCH_LEAD_TICKS: u64 = ticks_for(100_000, 40_000);
+
+/// A reading that estimates at least this much work left (about 100 us at 2.5 GHz) wakes
+/// sleeping workers at once ([`crate::scheduler::beat_now`], as many as [`early_wakes`] says)
+/// instead of one at the heartbeat's first beat, ~20 us into the work: rayon wakes a worker
+/// when the work is posted, and ran a 150 us `flat_map_iter` (1,000 x 1,000) in 92-96 us
+/// against our 118-120 us. Work this long repays a wake-up many times over.
+pub(super) const EARLY_WAKE_TICKS: u64 = ticks_for(250_000, 100_000);
+
+/// An early wake needs a reading that timed at least this much work (about 1.6 us at 2.5
+/// GHz): the fixed costs of the chunks in it (tens of nanoseconds each) then overstate the
+/// cost per item by far less than the factor of 5 between [`EARLY_WAKE_TICKS`] and
+/// [`MIN_SPLIT_TICKS`]. Cheap items (a 100,000-item sum) give such a reading only after
+/// thousands of items, when the estimate is right.
+pub(super) const EARLY_WAKE_SPAN_TICKS: u64 = ticks_for(4_000, 1_600);
+
+/// Whether a reading that timed `items` items in `spent` ticks, with `remaining` items left,
+/// calls for an early wake (see [`EARLY_WAKE_TICKS`]).
+#[inline]
+pub(super) fn long_work_ahead(spent: u64, items: usize, remaining: usize) -> bool {
+    spent >= EARLY_WAKE_SPAN_TICKS
+        && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_TICKS) * (items as u128)
+}
+
+/// The work an early wake hands each sleeper it wakes (about 50 us at 2.5 GHz): the wake asks
+/// for one sleeper per this much work left, within the guest cap. On the lent 16-core VM,
+/// where a woken worker took ~85 us to start, waking one per beat left 16 threads running
+/// only ~450 us into a call, rayon's ~150 us; waking all of them at once made a 60 us call
+/// burn 6.9 times the sequential CPU (one per beat: 1.2), and waking four, a 350 us call 4.5
+/// times (one per beat: 2.1, rayon 8.4). One per 50 us of work is in between: a sum of 1M
+/// `u64` (~350 us alone) wakes about 7, a 10M one all of them.
+pub(super) const WAKE_SHARE_TICKS: u64 = ticks_for(125_000, 50_000);
+
+/// How many sleepers an early wake asks for (see [`WAKE_SHARE_TICKS`]): at least 1, at most 64.
+#[inline]
+pub(super) fn early_wakes(spent: u64, items: usize, remaining: usize) -> u32 {
+    let left = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
+    (left / u128::from(WAKE_SHARE_TICKS)).clamp(1, 64) as u32
+}
+
+/// Work that a chunk may grow to at once, faster than doubling (about 1 us at 2.5 GHz): after
+/// a reading, the next chunk holds at least as many items as the estimate says take this
+/// long (a power of two, at most [`RAMP_GROWTH`] times the chunk before). Doubling from one
+/// item took a 100,000-item sum of `i64` through 11 chunks (1, 1, 2, ... 512) and 4 readings
+/// before the estimate let it fold the rest at once, 1-2% over one fold of it on the 2-core
+/// VM; now it takes 4 or 5 chunks (1, 15, 240, then 1,792 or 3,840, both ending at multiples
+/// of their size) and 1.2% (best of 301 rounds of 20 calls: 9,070 against 8,962 ns; 9,104
+/// to 9,112 before). A hungry thread waits no longer for it: a chunk this short is far below
+/// [`SETTLED_TICKS`], and items that cost this much or more grow by doubling as before. (A
+/// 1,000-item sum, 1, 15 and the rest now, where it took 6 chunks, runs about as before:
+/// 126-129 against 126-127 ns, medians.)
+pub(super) const RAMP_TICKS: u64 = ticks_for(2_500, 1_000);
+
+/// The most a chunk grows at one reading (see [`RAMP_TICKS`]): an estimate from a single
+/// item, which holds a chunk's fixed costs too, is only a guide.
+pub(super) const RAMP_GROWTH: usize = 32;
+
+/// The chunk size that a reading of `spent` ticks over `items` items allows (see
+/// [`RAMP_TICKS`]): the largest power of two of items estimated to take at most
+/// [`RAMP_TICKS`], at most [`RAMP_GROWTH`] times `chunk`.
+#[inline]
+pub(super) fn ramp_chunk(spent: u64, items: usize, chunk: usize) -> usize {
+    // floor(log2(work / spent)) by shifts, not a division (a reading is on the hot path of
+    // short loops: a 1,000-item sum takes three).
+    let work = (items as u64).saturating_mul(RAMP_TICKS);
+    let spent = spent.max(1);
+    if work < spent {
+        return 0;
+    }
+    let mut shift = spent.leading_zeros() - work.leading_zeros();
+    if spent << shift > work {
+        shift -= 1;
+    }
+    usize::try_from(1u64 << shift)
+        .unwrap_or(usize::MAX)
+        .min(chunk.saturating_mul(RAMP_GROWTH))
+}
+
+/// What the driver does next with the `len` items it holds.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Split in halves and run both, potentially in parallel.
+    Split,
+    /// Fold this many items off the front, then decide again.
+    Peel(usize),
+    /// Fold everything.
+    FoldAll,
+}
+
+/// The per-branch state of the policy: leaf bounds, chunk size and cost estimate.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::iter::plumbing) struct Pacer {
+    /// `with_min_len`: no leaf shorter (unless the whole input is).
+    pub(super) min_len: usize,
+    /// `with_max_len`: no leaf longer.
+    pub(super) max_len: usize,
+    /// Items in the next chunk.
+    pub(super) chunk: usize,
+    /// Ticks and items of the last timed span (items 0: none yet): the cost estimate.
+    /// Inherited by both halves of a split.
+    pub(super) rate: (u64, usize),
+    /// Whether some loop of this branch ran for [`PROVEN_TICKS`]; inherited.
+    pub(super) proven: bool,
+    /// Whether to ask `split_wanted` at all: cleared once the estimate says the rest of the
+    /// loop is too short to be worth splitting (it only gets shorter). Saves the call, whose
+    /// slow path is taken often while idle threads keep asking.
+    pub(super) asking: bool,
+    /// The clock at this loop's start.
+    pub(super) loop_start: u64,
+    /// The clock at the last reading, and the items folded since.
+    pub(super) mark: u64,
+    pub(super) since_mark: usize,
+    /// Items this loop has folded.
+    pub(super) done: usize,
+    /// Whether this branch runs inside `scheduler::enter`; inherited.
+    pub(super) entered: bool,
+    /// Items of the whole drive between this loop's next item and the end a search starts
+    /// from (the front, or the back for a consumer that folds from the back): grows as chunks
+    /// are peeled and for the far side of a split. Sizes the lead of an ordered search
+    /// ([`Pacer::search_split_point`]).
+    pub(super) before: usize,
+    /// Whether two readings in a row have asked for an early wake: [`EARLY_WAKE_TICKS`] of
+    /// work left, or [`HEARTBEAT_TICKS`] since the drive began with a split's worth left;
+    /// inherited, so that a drive wakes early at most once.
+    pub(super) long: bool,
+    /// The clock at the start of the drive's first loop (0 until then); inherited.
+    pub(super) began: u64,
+    /// How many sleepers that reading's early wake asks for ([`early_wakes`]); 0 once asked
+    /// (when entered) or if none.
+    pub(super) wake_pending: u32,
+    /// Whether the last reading alone called for an early wake: the next one must agree
+    /// before the wake is asked for (see `Pacer::record`).
+    pub(super) wake_seen: bool,
+    /// Whether the last reading paused the doubling: the chunk size has settled. Inherited.
+    pub(super) settled: bool,
+    /// Whether a reading saw a worker awake and looking for work, with at least
+    /// [`ASKED_SPLIT_TICKS`] of work left: the loop then enters the scheduler at once, and
+    /// honours requests from awake threads down to that much work left, without waiting for
+    /// [`PROVEN_TICKS`] ([`Pacer::note_thief`]). Inherited.
+    pub(super) hot: bool,
+    /// Whether to split at the next `decide` once entered, without waiting for a request:
+    /// set with `hot`, for the awake worker that made the loop hot. Not inherited.
+    pub(super) offer: bool,
+    /// What this drive found when it compared itself with the thread's last one (`STREAK`,
+    /// [`Pacer::look_at_streak`]): [`Streak::Unknown`] before. Inherited.
+    pub(super) streak: Streak,
+    /// Chunks folded since the last reading (0: `mark` was just read).
+    pub(super) chunks_since_mark: u32,
+}
+
+impl Pacer {
+    pub(in crate::iter::plumbing) fn new(min_len: usize, max_len: usize) -> Self {
+        Pacer {
+            min_len: min_len.max(1),
+            max_len: max_len.max(1),
+            chunk: 1,
+            rate: (0, 0),
+            proven: false,
+            asking: true,
+            loop_start: 0,
+            mark: 0,
+            since_mark: 0,
+            done: 0,
+            entered: false,
+            before: 0,
+            long: false,
+            began: 0,
+            wake_pending: 0,
+            wake_seen: false,
+            settled: false,
+            hot: false,
+            offer: false,
+            streak: Streak::Unknown,
+            chunks_since_mark: 0,
+        }
+    }
+
+    /// Starts the loop of one `drive_indexed` call.
+    #[inline]
+    pub(super) fn start_loop(&mut self) {
+        self.loop_start = ticks();
+        if self.began == 0 {
+            self.began = self.loop_start.max(1);
+        }
+        self.mark = self.loop_start;
+        self.since_mark = 0;
+        self.chunks_since_mark = 0;
+        self.done = 0;
+    }
+
+    /// Whether nothing is known of the items' cost: no chunk of this loop has run and no
+    /// estimate was inherited (the first chunk of a drive, which the driver watches:
+    /// `scheduler::watch`).
+    #[inline]
+    pub(super) fn fresh(&self) -> bool {
+        self.done == 0 && self.rate.1 == 0
+    }
+
+    /// The pacer of the rest of a watched loop whose first `n` items had run for `elapsed`
+    /// ticks when the watchman handed the rest to a worker: those items are heavy (a rescue
+    /// comes after `scheduler::RESCUE_TICKS`), so the rest splits at once.
+    pub(super) fn rescued(mut self, elapsed: u64, n: usize) -> Pacer {
+        self.rate = (elapsed.max(1), n);
+        self.proven = true;
+        self.entered = true;
+        self.before = self.before.saturating_add(n);
+        self
+    }
+
+    /// THE POLICY. Called before every chunk; `len > 0`.
+    #[inline]
+    pub(super) fn decide(&mut self, len: usize) -> Step {
+        if self.wake_pending > 0 && self.entered {
+            beat_now(std::mem::take(&mut self.wake_pending));
+        }
+        // Split only if both halves are long enough to be leaves.
+        if len / 2 >= self.min_len {
+            if len > self.max_len {
+                return Step::Split;
+            }
+            // An estimate of this loop's own, or one inherited from the loop it was split
+            // off (a thief's half of heavy items splits again at once, not after a chunk).
+            let estimated = self.done > 0 || self.rate.1 > 0;
+            if self.offer && self.entered {
+                // The loop just turned hot: a worker is awake and looking for work; split for
+                // it now rather than after its request.
+                self.offer = false;
+                if self.worth_asked_split(len) {
+                    offer_split();
+                    return Step::Split;
+                }
+            }
+            if self.asking && estimated {
+                if self.entered
+                    && self.heavy_items()
+                    && (self.done > 0 || len <= EAGER_INHERITED_MAX)
+                    && self.worth_splitting(len)
+                {
+                    // Each item alone is worth a split: split without waiting for a request
+                    // or a beat, which come between chunks, each a whole item here (the
+                    // halves are shared before the next chunk runs, below). 8 items of 5 ms
+                    // on 8 threads took 25 ms (rayon 5).
+                    return Step::Split;
+                }
+                let wanted = if self.settled && self.long {
+                    // The heartbeat reads the clock when we do (`SETTLED_READ_CHUNKS`): it
+                    // gets `mark` just after a reading.
+                    let fresh = self.chunks_since_mark == 0;
+                    split_wanted_at(if fresh { self.mark } else { 0 })
+                } else {
+                    split_wanted()
+                };
+                let worth = match wanted {
+                    Want::No => false,
+                    Want::Asked if self.hot => self.worth_asked_split(len),
+                    Want::Asked | Want::Beat => self.worth_splitting(len),
+                };
+                if worth {
+                    return Step::Split;
+                }
+            }
+        }
+        if self.entered && self.heavy_items() {
+            // About to run a chunk that polls nothing for an item's time or more: let idle or
+            // sleeping threads have the halves split off so far.
+            share_waking();
+        }
+        if !self.asking && len <= self.max_len {
+            // No split will happen in this loop any more (`asking` is cleared for good once
+            // the rest is too short to be worth one, and the rest only gets shorter): further
+            // chunks would buy nothing but their fixed costs and clock readings.
+            return Step::FoldAll;
+        }
+        let mut chunk = self.chunk.min(self.max_len).max(self.min_len);
+        if chunk.is_power_of_two() {
+            // End the chunk at a multiple of its size from the loop's start, so that a chunk
+            // size that grew faster than doubling ([`RAMP_TICKS`]) keeps chunk starts aligned
+            // (a no-op for plain doubling, whose chunks start at multiples of their size).
+            let aligned = chunk - (self.done & (chunk - 1));
+            if aligned >= self.min_len {
+                chunk = aligned;
+            }
+        }
+        // Peel only if what remains can still be a leaf on its own.
+        if chunk < len && len - chunk >= self.min_len {
+            Step::Peel(chunk)
+        } else {
+            Step::FoldAll
+        }
+    }
+
+    /// Whether the estimate says one item takes at least [`MIN_SPLIT_TICKS`]: a split that
+    /// hands off even a single item pays off.
+    #[inline]
+    pub(super) fn heavy_items(&self) -> bool {
+        let (spent, items) = self.rate;
+        items > 0 && spent >= MIN_SPLIT_TICKS.saturating_mul(items as u64)
+    }
+
+    /// Whether a requested split of the `len` items left pays off (see the module docs).
+    #[inline(never)]
+    pub(super) fn worth_splitting(&mut self, len: usize) -> bool {
+        let now = ticks();
+        if !self.proven {
+            if now.wrapping_sub(self.loop_start) < PROVEN_TICKS {
+                return false;
+            }
+            self.proven = true;
+        }
+        let (spent, items) = if self.rate.1 > 0 {
+            self.rate
+        } else {
+            (now.wrapping_sub(self.loop_start), self.done)
+        };
+        (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
+    }
+
+    /// Whether a split an awake thread asked for pays off in a hot loop: [`ASKED_SPLIT_TICKS`]
+    /// of the `len` items left, by the estimate of a reading (which made the loop hot).
+    #[inline]
+    pub(super) fn worth_asked_split(&self, len: usize) -> bool {
+        let (spent, items) = self.rate;
+        items > 0
+            && (len as u128) * u128::from(spent) >= u128::from(ASKED_SPLIT_TICKS) * (items as u128)
+    }
+
+    /// Whether the loop should enter the scheduler now (when it has not): once it has run for
+    /// [`PROVEN_TICKS`], before which no request would be honoured, or once it is hot.
+    #[inline]
+    pub(super) fn should_enter(&self) -> bool {
+        (self.proven || self.hot) && !self.entered
+    }
+
+    /// [`Pacer::note_thief`] with this thread's `STREAK` and the pool's idle workers, and the
+    /// wake it may ask for. Out of line: most readings never get here, and the 1,000-item
+    /// sum's two readings ran measurably slower with it inline.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn look_for_thief(&mut self, now: u64, spent: u64, items: usize, remaining: usize) {
+        if STREAK.with(|streak| self.note_thief(now, spent, items, remaining, streak, thief_awake))
+        {
+            wake_for_next_call();
+        }
+    }
+
+    /// Whether a loop that no reading could make hot yet, estimated at `now` to have `rest`
+    /// ticks of work left (a split's worth for an awake thief), may turn hot: it continues a
+    /// loop of calls ([`Pacer::look_at_streak`], which records it for the next drive), or a
+    /// worker of the pool is awake and looking for work.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn may_turn_hot(&mut self, now: u64, rest: u64) -> bool {
+        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(rest))) != Streak::No
+            || thief_awake()
+    }
+
+    /// Whether this drive continues a loop of calls: whether it began right after the
+    /// estimated end of the thread's last drive with a split's worth of work for an awake
+    /// thief (`streak`: that drive's start and estimated end). Compared once per drive (the
+    /// answer is kept); each call records this drive, with `end` as its estimated end, for
+    /// the next drive to compare with.
+    pub(super) fn look_at_streak(&mut self, streak: &Cell<(u64, u64)>, end: u64) -> Streak {
+        if self.streak == Streak::Unknown {
+            let (began, ended) = streak.get();
+            let in_loop = began != 0
+                && self.began > began
+                && self.began <= ended.saturating_add(STREAK_GAP_TICKS);
+            self.streak = if in_loop { Streak::Yes } else { Streak::No };
+        }
+        streak.set((self.began, end));
+        self.streak
+    }
+
+    /// At a reading taken at `now` that timed `items` items in `spent` ticks, with
+    /// `remaining` items left: if the rest is worth a split to an awake thief (at least
+    /// [`ASKED_SPLIT_TICKS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the
+    /// loop hot when `thief` says a worker is awake and looking for work, and otherwise answers
+    /// whether to wake one for the calls that follow (if at least [`LOOP_WAKE_TICKS`] of work
+    /// are left): when this drive continues a loop of such calls
+    /// ([`Pacer::look_at_streak`]), a worker woken now is awake for the next ones, where it
+    /// keeps itself awake by taking its halves. Without that wake a loop of 100,000-item sums
+    /// never woke anyone (nothing in a call of ~20 us does) and ran at the sequential loop's
+    /// speed plus the driver's costs. A drive asks for one wake at most.
+    #[inline]
+    pub(super) fn note_thief(
+        &mut self,
+        now: u64,
+        spent: u64,
+        items: usize,
+        remaining: usize,
+        streak: &Cell<(u64, u64)>,
+        thief: impl FnOnce() -> bool,
+    ) -> bool {
+        if self.hot || !hot_span(items) {
+            return false;
+        }
+        let rest = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
+        if rest < u128::from(ASKED_SPLIT_TICKS) {
+            return false;
+        }
+        let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
+        let in_loop = self.look_at_streak(streak, end) == Streak::Yes;
+        if thief() {
+            self.hot = true;
+            self.offer = true;
+            return false;
+        }
+        if in_loop && rest >= u128::from(LOOP_WAKE_TICKS) {
+            self.streak = Streak::Woken;
+            return true;
+        }
+        false
+    }
+
+    /// How many of the `len` items an ordered search keeps when it answers a request for work
+    /// (`Consumer::searches_in_order`): those nearest the end it starts from, as many as
+    /// take about [`SEARCH_LEAD_TICKS`] and at least half the items already behind the loop
+    /// (`before`), and at most half of `len`. The rest goes to the thief, which thus scans
+    /// right after this thread's lead instead of from the middle on: a `position_first`
+    /// whose match lay just before the middle of 10M items scanned the whole back half
+    /// meanwhile, and took twice the sequential loop's time on 2 cores. The growth with
+    /// `before` bounds the nesting: each hand-off moves the search's front 1.5 times as far
+    /// from its start, so a drive hands off a logarithmic number of times (a waiting thread
+    /// runs what it steals on top of its stack).
+    pub(super) fn search_split_point(&self, len: usize) -> usize {
+        let (spent, items) = self.rate;
+        let lead_items = if items == 0 || spent == 0 {
+            0
+        } else {
+            let n = (items as u128) * u128::from(SEARCH_LEAD_TICKS) / u128::from(spent);
+            usize::try_from(n).unwrap_or(usize::MAX)
+        };
+        let lead = lead_items.max(self.before / 2).max(self.min_len);
+        if lead >= len / 2 {
+            return split_point(len, self.min_len);
+        }
+        // Keep the thief's start aligned as `split_point` does.
+        let rounded = lead.next_multiple_of(64);
+        if rounded < len / 2 {
+            rounded
+        } else {
+            lead
+        }
+    }
+
+    /// Records that a chunk of `n` items was folded, `remaining` items are left, and reads
+    /// the clock if due: updates the estimate, the chunk size and whether to keep asking.
+    #[inline]
+    pub(super) fn record(&mut self, n: usize, remaining: usize) {
+        let first = self.done == 0;
+        self.done += n;
+        self.since_mark += n;
+        self.chunks_since_mark += 1;
+        if remaining == 0 {
+            // The loop is over: nothing would use a reading (a 1,000-item sum makes 5).
+            return;
+        }
+        // Between readings the doubling follows the last reading's verdict.
+        let mut pause = self.settled;
+        let read = first
+            || if self.settled && self.long {
+                // The chunk size has settled and the early wake is decided: a reading serves
+                // only to follow changes in the items' cost. See `SETTLED_READ_CHUNKS`.
+                self.chunks_since_mark >= SETTLED_READ_CHUNKS
+            } else {
+                let (rate_ticks, rate_items) = self.rate;
+                let worth_reading = rate_items > 0
+                    && (self.since_mark as u128) * u128::from(rate_ticks)
+                        >= u128::from(READ_WORTH_TICKS) * (rate_items as u128);
+                worth_reading || self.since_mark >= TIMED_CHUNK
+            };
+        if read {
+            let now = ticks();
+            let spent = now.wrapping_sub(self.mark);
+            let items = self.since_mark;
+            self.rate = (spent, items);
+            self.mark = now;
+            self.since_mark = 0;
+            self.chunks_since_mark = 0;
+            if now.wrapping_sub(self.loop_start) >= PROVEN_TICKS {
+                self.proven = true;
+            }
+            // An early wake needs two readings in a row that call for one. A reading also
+            // times whatever held the thread up meanwhile (an interrupt, the hypervisor
+            // running another guest): taken alone, a reading of one item, held up for a few
+            // microseconds, made a 1,000-item sum look like 2 ms of work, and it woke the
+            // workers, which then asked for splits. That happened about once in 20,000 such
+            // sums on the 2-core VM (100 to 170 times a second in a loop of them), and the
+            // woken workers took 12% of the CPU samples of that loop. The next reading,
+            // one short chunk later (an estimate this high keeps chunks short), is seldom held
+            // up too; where items truly are slow it agrees, and the wake comes a chunk late.
+            if !self.long {
+                let ahead = long_work_ahead(spent, items, remaining);
+                // A heartbeat period into the drive, with a split's worth of work left: beat
+                // now (one wake), as the heartbeat would at its next clock read. That read
+                // comes every fourth chunk (`SPLIT_CHECK_WEIGHT`), and a guest's heartbeat
+                // counts from when the loop entered the pool: in a 30,000-item map on the
+                // 2-core VM (~80 us alone), entered after ~14 us, the first beat came ~65 us
+                // in and the second thread started at ~90 us of a ~110 us call; rayon's
+                // starts at ~22 us.
+                let beat = now.wrapping_sub(self.began) >= HEARTBEAT_TICKS
+                    && (remaining as u128) * u128::from(spent)
+                        >= u128::from(MIN_SPLIT_TICKS) * (items as u128);
+                if self.wake_seen && ahead {
+                    // Long work ahead, on an estimate to trust: enter the scheduler (the loop
+                    // does once proven) and wake sleepers (the next `decide`).
+                    self.long = true;
+                    self.proven = true;
+                    self.wake_pending = early_wakes(spent, items, remaining);
+                } else if self.wake_seen && beat {
+                    self.long = true;
+                    self.wake_pending = 1;
+                }
+                self.wake_seen = ahead || beat;
+            }
+            let qualified = hot_span(items);
+            if qualified && !self.hot {
+                self.look_for_thief(now, spent, items, remaining);
+            }
+            // Under a split's worth of work left, stop asking, unless the loop is hot and
+            // an awake thief's split is still worth it; or unless no reading could make it hot
+            // yet and it may turn so: a worker is awake, or this thread runs a loop of calls
+            // (`may_turn_hot`). A reading of 240 items in a 100,000-item sum put the rest under
+            // `MIN_SPLIT_TICKS` and folded it at once, hot or not. Not for loops too short to
+            // have that much left at a reading of `HOT_SPAN_ITEMS`: the 1,000-item sum, whose
+            // first reading (of one item) often says tens of microseconds, would make a chunk
+            // and a reading more; nor for calls on their own, where a 50,000-item sum's extra
+            // chunk made it 2-3% slower.
+            let work_left = (remaining as u128) * u128::from(spent);
+            if work_left < u128::from(MIN_SPLIT_TICKS) * (items as u128) {
+                let keep = work_left >= u128::from(ASKED_SPLIT_TICKS) * (items as u128)
+                    && (self.hot
+                        || (!qualified
+                            && remaining >= HOT_MIN_REMAINING
+                            && self.may_turn_hot(
+                                now,
+                                u64::try_from(work_left / (items.max(1) as u128))
+                                    .unwrap_or(u64::MAX),
+                            )));
+                if !keep {
+                    self.asking = false;
+                }
+            }
+            // This chunk's share of the span.
+            // Multiplied out: a 128-bit division is a call into the runtime library.
+            let share_exceeds =
+                |limit: u64| u128::from(spent) * (n as u128) > u128::from(limit) * (items as u128);
+            pause = share_exceeds(SETTLED_TICKS)
+                && (n >= SETTLED_MIN_ITEMS || share_exceeds(LONG_CHUNK_TICKS));
+            self.settled = pause;
+            if !pause {
+                self.chunk = self.chunk.max(ramp_chunk(spent, items, self.chunk));
+            }
+        }
+        // The first chunk of a loop is repeated before the doubling starts, so that chunks
+        // start at power-of-two offsets from the loop's start (1, 2, 4, ... for a fresh
+        // pacer; multiples of the chunk size once it pauses). From a well-aligned start (a
+        // `Vec`'s), a chunk's vector loop then reads whole aligned blocks: with starts at
+        // 1, 3, 7, ... every fourth 16-byte load of an `i64` sum crossed a cache line, and a
+        // 100,000-item sum ran 40% slower than one fold of it on the 16-core Xeon.
+        if n >= self.chunk && !pause && !first {
+            self.chunk = self.chunk.saturating_mul(2);
+        }
+    }
+}
+
+/// Where to split `len` items in two: the middle, rounded down to a multiple of 64 items when
+/// that leaves the front at least `min_len` (and at least 64) items, so that the back half's
+/// loop starts as aligned as the whole (see `Pacer::record` on aligned chunks). Costs at most
+/// 63 items of balance.
+#[inline]
+pub(super) fn split_point(len: usize, min_len: usize) -> usize {
+    let half = len / 2;
+    let rounded = half & !63;
+    if rounded >= min_len.max(64) {
+        rounded
+    } else {
+        half
+    }
+}
+
+/// Whether a drive continues a loop of calls ([`Pacer::look_at_streak`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Streak {
+    /// Not compared with the thread's last drive yet.
+    Unknown,
+    /// It does not.
+    No,
+    /// It does.
+    Yes,
+    /// It does, and it has asked for a worker to be woken for the calls that follow.
+    Woken,
+}
