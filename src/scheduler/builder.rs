@@ -11,7 +11,7 @@
 
 use super::pool::{ThreadPool, GLOBAL};
 use super::registry::{
-    current_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GLOBAL_GUEST_SEATS,
+    has_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GLOBAL_GUEST_SEATS,
 };
 use std::any::Any;
 use std::fmt;
@@ -712,7 +712,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             panic_handler,
             mut spawn_handler,
         } = self;
-        if use_current_thread && !current_seat().is_null() {
+        if use_current_thread && has_seat() {
             return Err(ThreadPoolBuildError::new(
                 ErrorKind::CurrentThreadAlreadyInPool,
             ));

@@ -3,7 +3,7 @@
 //! The second closure's job lives in this function's stack frame ([`JoinFrame`]). It is only
 //! *recorded* in the seat (depth counter plus a pointer in `frames`); the seat promotes it onto
 //! the Chase-Lev deque only when an idle thread asks for work or the heartbeat wants to wake a
-//! sleeper (`registry.rs`, `README.md` "Splitting"). After the first closure returns:
+//! sleeper (`registry/owner.rs`, `README.md` "Splitting"). After the first closure returns:
 //! - not promoted (the common case): run the second closure inline, like a plain call;
 //! - promoted: pop it back from the deque if no thief took it and run it inline; else run other
 //!   jobs until the thief sets the frame's latch, then take the result.
@@ -14,7 +14,7 @@
 use super::job::JobHeader;
 use super::job::JobRef;
 use super::latch::{CoreLatch, SpinLatch};
-use super::registry::{current_seat, FrameHead, Seat};
+use super::registry::{FrameHead, Owner, Recorded};
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -110,20 +110,11 @@ where
     RA: Send,
     RB: Send,
 {
-    let seat = current_seat();
-    if seat.is_null() {
-        return join_outside(a, b);
-    }
-    // SAFETY: a non-null CURRENT is the calling thread's own seat, which outlives this call.
-    let seat = unsafe { &*seat };
-    // SAFETY: our own seat.
-    let local = unsafe { seat.local() };
-    if local.depth.get() >= local.record_below.get() {
-        // SAFETY: our own seat.
-        return unsafe { join_unrecorded(seat, a, b) };
-    }
-    // SAFETY: our own seat.
-    unsafe { join_in_seat(seat, a, b) }
+    Owner::with_current(move |owner| match owner {
+        None => join_outside(a, b),
+        Some(owner) if owner.records() => join_recorded(owner, a, b),
+        Some(owner) => join_unrecorded(owner, a, b),
+    })
 }
 
 #[cold]
@@ -161,8 +152,9 @@ where
     unsafe {
         let func = ManuallyDrop::take(&mut *(*frame).func.get());
         let latch: *const SpinLatch = (*frame).head.latch();
-        let seat = current_seat();
-        let migrated = seat.is_null() || !(*latch).is_owned_by(&(*seat).sleep_word);
+        let migrated = Owner::with_current(|owner| {
+            owner.is_none_or(|owner| !(*latch).is_owned_by(&owner.seat().sleep_word))
+        });
         let result = catch_unwind(AssertUnwindSafe(move || func(FnContext { migrated })));
         (*(*frame).result.get()).write(result);
         // After this the owner may return and free the frame: touch nothing of it again.
@@ -176,21 +168,15 @@ where
 /// debug build keeps every local of a function in its own stack slot, so the two paths
 /// inlined together made a frame of 5.4 KB on the path of every nested join (a debug build
 /// of `tests/octillion.rs` nests 60).
-///
-/// # Safety
-/// `seat` is the calling thread's own seat, and its depth is below `record_below`.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
-unsafe fn join_in_seat<A, B, RA, RB>(seat: &Seat, a: A, b: B) -> (RA, RB)
+fn join_recorded<A, B, RA, RB>(owner: Owner<'_>, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    // SAFETY: our own seat, by contract.
-    let local = unsafe { seat.local() };
-    let depth = local.depth.get();
     let frame = JoinFrame::<B, RB> {
         head: FrameHead {
             header: JobHeader {
@@ -202,24 +188,22 @@ where
         result: UnsafeCell::new(MaybeUninit::uninit()),
     };
     // Derived from the whole frame (not `&frame.head`): a thief reaches `func` and `result`
-    // through this pointer. `depth < record_below <= MAX_FRAMES`.
-    local.frames[depth].set((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>());
-    local.depth.set(depth + 1);
-    // SAFETY: our own seat.
-    if unsafe { seat.poll(1) } {
-        // SAFETY: our own seat.
-        unsafe { seat.on_poll() };
+    // through this pointer.
+    // SAFETY: `execute_frame::<B, RB>` runs this frame's type; the frame stays here until
+    // `close` below, or `a_panicked`'s, and a promoted frame until `join_promoted` has popped
+    // it back or seen its latch set. Frames recorded inside `a` are closed before it returns
+    // or unwinds out of it.
+    let recorded = unsafe { owner.record((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>()) };
+    if owner.poll(1) {
+        owner.on_poll();
     }
     let ra = match catch_unwind(AssertUnwindSafe(move || a(FnContext { migrated: false }))) {
         Ok(ra) => ra,
-        // SAFETY: our own seat and our own frame, recorded at `depth`.
-        Err(payload) => unsafe { a_panicked(seat, depth, &frame, payload) },
+        Err(payload) => a_panicked(owner, recorded, &frame, payload),
     };
-    local.depth.set(depth);
-    if depth < local.promoted() {
-        local.set_promoted(depth);
-        // SAFETY: our own seat; the frame was promoted.
-        let rb = unsafe { join_promoted(seat, &frame) };
+    if owner.close(recorded) {
+        // SAFETY: our frame, just found promoted, not yet resolved.
+        let rb = unsafe { join_promoted(owner, &frame) };
         return (ra, rb);
     }
     // Never promoted: nobody else has seen `b`.
@@ -231,20 +215,15 @@ where
 /// A join too deep to record (`RECORD_WINDOW` recorded frames wait unpromoted above it): it
 /// still polls, so that requests and the heartbeat promote the outer frames, but `b` is never
 /// visible to another thread and simply runs after `a`.
-///
-/// # Safety
-/// `seat` is the calling thread's own seat.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
-unsafe fn join_unrecorded<A, B, RA, RB>(seat: &Seat, a: A, b: B) -> (RA, RB)
+fn join_unrecorded<A, B, RA, RB>(owner: Owner<'_>, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
 {
-    // SAFETY: our own seat, by contract.
-    if unsafe { seat.poll(1) } {
-        // SAFETY: our own seat.
-        unsafe { seat.on_poll() };
+    if owner.poll(1) {
+        owner.on_poll();
     }
     let ra = match catch_unwind(AssertUnwindSafe(move || a(FnContext { migrated: false }))) {
         Ok(ra) => ra,
@@ -268,17 +247,18 @@ where
 /// The frame was promoted: take `b` back if no thief has it, else wait for the thief.
 ///
 /// # Safety
-/// `seat` is the caller's own seat and `frame` was promoted by it and not yet resolved.
+/// `frame` is the caller's join frame, recorded in `owner`'s seat, found promoted by
+/// `close` and not yet resolved.
 #[cold]
 #[inline(never)]
-unsafe fn join_promoted<B, RB>(seat: &Seat, frame: &JoinFrame<B, RB>) -> RB
+unsafe fn join_promoted<B, RB>(owner: Owner<'_>, frame: &JoinFrame<B, RB>) -> RB
 where
     B: FnOnce(FnContext) -> RB + Send,
 {
     // SAFETY: the frame is alive (it is ours).
     let me = unsafe { JobRef::new((frame as *const JoinFrame<B, RB>).cast::<JobHeader>()) };
-    // SAFETY: our own seat and frame; promoted, so its latch is initialised.
-    if unsafe { pop_back_or_wait(seat, me, &frame.head.latch().core) } {
+    // SAFETY: promoted, so its latch was initialised.
+    if pop_back_or_wait(owner, me, unsafe { &frame.head.latch().core }) {
         // SAFETY: we popped our own frame back, so no thief has `func`.
         let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
         return b(FnContext { migrated: false });
@@ -293,56 +273,41 @@ where
 /// The type-independent part of [`join_promoted`]: pops the seat's deque down to the
 /// promoted frame `me`, running the jobs above it, and returns true if `me` came back; if a
 /// thief took it, helps with other work until the thief sets `latch`, and returns false.
-///
-/// # Safety
-/// `seat` is the caller's own seat; `me` is its promoted, unresolved frame, whose latch is
-/// `latch`.
-unsafe fn pop_back_or_wait(seat: &Seat, me: JobRef, latch: &CoreLatch) -> bool {
-    loop {
-        // SAFETY: our own seat's deque.
-        match unsafe { seat.deque.pop() } {
-            Some(job) if job == me => return true,
-            // A job pushed above ours (a spawn), or one below it (an older frame of ours,
-            // once ours was stolen): run it; jobs never unwind (they catch their panics).
-            // The loop uses the seat again afterwards, hence the hold.
-            // SAFETY: we own what we popped; our own seat.
-            Some(job) => unsafe {
-                let _hold = seat.hold();
-                job.execute()
-            },
-            None => break,
+fn pop_back_or_wait(owner: Owner<'_>, me: JobRef, latch: &CoreLatch) -> bool {
+    while let Some(job) = owner.pop() {
+        if job == me {
+            return true;
         }
+        // A job pushed above ours (a spawn), or one below it (an older frame of ours, once
+        // ours was stolen): run it; jobs never unwind (they catch their panics). The loop
+        // uses the seat again afterwards, hence the hold.
+        let _hold = owner.hold();
+        // SAFETY: we popped it, so we own its execution.
+        unsafe { job.execute() };
     }
     // Stolen: help with other work until the thief sets our latch.
-    // SAFETY: our own seat, by contract.
-    unsafe { seat.wait_until(latch) };
+    owner.wait_until(latch);
     false
 }
 
 /// `a` panicked: still finish `b` (it may borrow this frame), then propagate `a`'s panic.
-///
-/// # Safety
-/// As for `join_in_seat`, with `frame` recorded at `depth`.
+/// Frames recorded inside `a` were closed as they unwound.
 #[cold]
 #[inline(never)]
-unsafe fn a_panicked<B, RB, RA>(
-    seat: &Seat,
-    depth: usize,
+fn a_panicked<B, RB>(
+    owner: Owner<'_>,
+    recorded: Recorded,
     frame: &JoinFrame<B, RB>,
     payload: Box<dyn std::any::Any + Send>,
-) -> RA
+) -> !
 where
     B: FnOnce(FnContext) -> RB + Send,
 {
-    // SAFETY: our own seat.
-    let local = unsafe { seat.local() };
-    // Frames opened inside `a` restored the depth as they unwound.
-    local.depth.set(depth);
+    let promoted = owner.close(recorded);
     let run_b = AssertUnwindSafe(|| {
-        if depth < local.promoted() {
-            local.set_promoted(depth);
-            // SAFETY: promoted and unresolved.
-            drop(unsafe { join_promoted(seat, frame) });
+        if promoted {
+            // SAFETY: our frame, just found promoted, not yet resolved.
+            drop(unsafe { join_promoted(owner, frame) });
         } else {
             // SAFETY: never promoted, so `func` is ours to take.
             let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };

@@ -7,10 +7,17 @@
 //! - `latch.rs`: the 4-state core latch, count latch, blocking latch;
 //! - `sleep.rs`: the sleep/wake protocol (jobs event counter, futex sleep words);
 //! - `injector.rs`: the MPMC queue for work from outside the pool;
-//! - `registry/`: seats, guests, work finding, splitting and heartbeat (`mod.rs`); building a
-//!   registry, the worker main loop, termination and `use_current_thread` (`lifecycle.rs`);
+//! - `registry/`: the registry of a pool, its guests and wakes (`mod.rs`); a seat and the
+//!   thread-local `CURRENT` (`seat.rs`); `Owner`, the calling thread's seat as its owner, with
+//!   join-frame recording and promotion, the heartbeat, work finding and the wait loops
+//!   (`owner.rs`); building a registry, the worker main loop, termination and
+//!   `use_current_thread` (`lifecycle.rs`);
+//! - `watch.rs`, `watch_slot.rs`: the watch, which hands the rest of a short loop to the pool
+//!   while its first item runs long, and the slot it is handed over through;
 //! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
-//! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive.
+//! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive;
+//! - `loom_models.rs` (under `--cfg loom`) and `tests.rs`: the protocols' models and the tests
+//!   that look at internal state.
 
 mod builder;
 mod deque;
@@ -39,7 +46,7 @@ pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};
 
-use registry::current_seat;
+use registry::Owner;
 
 /// The number of threads of the pool the caller runs in: the global pool's outside any pool.
 ///
@@ -49,13 +56,10 @@ use registry::current_seat;
 /// assert_eq!(pool.install(blitz_par::current_num_threads), 3);
 /// ```
 pub fn current_num_threads() -> usize {
-    let seat = current_seat();
-    if seat.is_null() {
-        pool::global_registry().num_threads()
-    } else {
-        // SAFETY: a non-null CURRENT is a live seat.
-        unsafe { (*seat).registry().num_threads() }
-    }
+    Owner::with_current(|owner| match owner {
+        Some(owner) => owner.registry().num_threads(),
+        None => pool::global_registry().num_threads(),
+    })
 }
 
 /// The index of the calling thread in its pool (`0..current_num_threads()`), or `None` when
@@ -67,13 +71,10 @@ pub fn current_num_threads() -> usize {
 /// assert!(pool.install(blitz_par::current_thread_index).unwrap() < 2);
 /// ```
 pub fn current_thread_index() -> Option<usize> {
-    let seat = current_seat();
-    if seat.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null CURRENT is a live seat.
-    let seat = unsafe { &*seat };
-    seat.is_worker().then_some(seat.index)
+    Owner::with_current(|owner| {
+        let seat = owner?.seat();
+        seat.is_worker().then_some(seat.index)
+    })
 }
 
 /// The most worker threads a pool can have: the sleep protocol counts workers in 16 bits
@@ -100,13 +101,10 @@ pub fn max_num_threads() -> usize {
 /// assert_eq!(pool.install(blitz_par::current_thread_has_pending_tasks), Some(false));
 /// ```
 pub fn current_thread_has_pending_tasks() -> Option<bool> {
-    let seat = current_seat();
-    if seat.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null CURRENT is a live seat.
-    let seat = unsafe { &*seat };
-    seat.is_worker().then(|| !seat.deque.is_empty())
+    Owner::with_current(|owner| {
+        let seat = owner?.seat();
+        seat.is_worker().then(|| !seat.deque.is_empty())
+    })
 }
 
 /// What [`yield_now`] and [`yield_local`] did.
@@ -147,12 +145,7 @@ pub fn yield_local() -> Option<Yield> {
 }
 
 fn yield_impl(local_only: bool) -> Option<Yield> {
-    let seat = current_seat();
-    if seat.is_null() {
-        return None;
-    }
-    // SAFETY: our own seat.
-    let executed = unsafe { (*seat).yield_one(local_only) };
+    let executed = Owner::with_current(|owner| Some(owner?.yield_one(local_only)))?;
     Some(if executed {
         Yield::Executed
     } else {
@@ -169,7 +162,7 @@ where
     F: FnOnce() -> R + Send,
     R: Send,
 {
-    if current_seat().is_null() {
+    if !registry::has_seat() {
         return pool::global_registry().enter_as_guest(f);
     }
     f()
@@ -203,12 +196,7 @@ impl Want {
 /// calls it between chunks.
 #[inline]
 pub(crate) fn split_wanted() -> Want {
-    let seat = current_seat();
-    if seat.is_null() {
-        return Want::No;
-    }
-    // SAFETY: our own seat.
-    unsafe { (*seat).split_wanted() }
+    Owner::with_current(|owner| owner.map_or(Want::No, Owner::split_wanted))
 }
 
 /// `split_wanted` for the iterator driver once its chunk size has settled: the heartbeat
@@ -216,32 +204,24 @@ pub(crate) fn split_wanted() -> Want {
 /// instead of reading the clock itself every fourth call.
 #[inline]
 pub(crate) fn split_wanted_at(now: u64) -> Want {
-    let seat = current_seat();
-    if seat.is_null() {
-        return Want::No;
-    }
-    // SAFETY: our own seat.
-    unsafe { (*seat).split_wanted_at(now) }
+    Owner::with_current(|owner| owner.map_or(Want::No, |owner| owner.split_wanted_at(now)))
 }
 
 /// The registry that parallel work of this thread runs in: its own pool's, or the global
 /// one's for a thread outside any pool (`None` if that has not started yet).
 #[inline]
-fn work_registry<'a>() -> Option<&'a registry::Registry> {
-    let seat = current_seat();
-    if seat.is_null() {
-        return pool::GLOBAL.get().map(|registry| &**registry);
-    }
-    // SAFETY: a non-null CURRENT is a live seat, and its registry outlives its occupancy,
-    // which lasts at least as long as the caller's parallel work.
-    Some(unsafe { (*seat).registry() })
+fn with_work_registry<R>(f: impl FnOnce(Option<&registry::Registry>) -> R) -> R {
+    Owner::with_current(|owner| match owner {
+        Some(owner) => f(Some(owner.registry())),
+        None => f(pool::GLOBAL.get().map(|registry| &**registry)),
+    })
 }
 
 /// Whether a worker of the pool that parallel work of this thread runs in is awake and
 /// looking for work: a hint, one relaxed load. False when no pool is running yet.
 #[inline]
 pub(crate) fn thief_awake() -> bool {
-    work_registry().is_some_and(|registry| registry.idle_awake_workers() > 0)
+    with_work_registry(|registry| registry.is_some_and(|r| r.idle_awake_workers() > 0))
 }
 
 /// For the iterator driver, in a loop of parallel calls that each leave an awake thief work
@@ -250,11 +230,13 @@ pub(crate) fn thief_awake() -> bool {
 /// next ones (see the driver's `Pacer::note_thief`).
 #[cold]
 pub(crate) fn wake_for_next_call() {
-    if let Some(registry) = work_registry() {
-        if registry.beat_should_wake() {
-            registry.wake_any_worker();
+    with_work_registry(|registry| {
+        if let Some(registry) = registry {
+            if registry.beat_should_wake() {
+                registry.wake_any_worker();
+            }
         }
-    }
+    })
 }
 
 /// For the iterator driver, about to split because a worker is awake and looking for work
@@ -265,12 +247,7 @@ pub(crate) fn wake_for_next_call() {
 /// 12. Does nothing outside a pool.
 #[inline]
 pub(crate) fn offer_split() {
-    let seat = current_seat();
-    if seat.is_null() {
-        return;
-    }
-    // SAFETY: our own seat.
-    unsafe { (*seat).offer_split() }
+    Owner::with_current(|owner| owner.map(Owner::offer_split));
 }
 
 /// For the iterator driver, when its cost estimate says at least ~100 us of work remain: wake
@@ -278,12 +255,7 @@ pub(crate) fn offer_split() {
 /// heartbeat's first beat (see `Seat::beat_now`). Does nothing outside a pool.
 #[inline]
 pub(crate) fn beat_now(wakes: u32) {
-    let seat = current_seat();
-    if seat.is_null() {
-        return;
-    }
-    // SAFETY: our own seat.
-    unsafe { (*seat).beat_now(wakes) }
+    Owner::with_current(|owner| owner.map(|owner| owner.beat_now(wakes)));
 }
 
 /// For the iterator driver, before a chunk of items that each take long enough to be worth a
@@ -293,12 +265,7 @@ pub(crate) fn beat_now(wakes: u32) {
 /// request or a beat. Does nothing outside a pool.
 #[inline]
 pub(crate) fn share_waking() {
-    let seat = current_seat();
-    if seat.is_null() {
-        return;
-    }
-    // SAFETY: our own seat.
-    unsafe { (*seat).promote_all_waking() }
+    Owner::with_current(|owner| owner.map(Owner::promote_all_waking));
 }
 
 /// For code about to run a long stretch of work without joins (a partition or a leaf sort of
@@ -310,16 +277,7 @@ pub(crate) fn share_waking() {
 /// against a stretch of many microseconds.
 #[inline]
 pub(crate) fn share_now() {
-    let seat = current_seat();
-    if seat.is_null() {
-        return;
-    }
-    // SAFETY: our own seat.
-    unsafe {
-        (*seat).promote_all();
-        (*seat).local().countdown.set(0);
-        (*seat).on_poll();
-    }
+    Owner::with_current(|owner| owner.map(Owner::share_now));
 }
 
 #[cfg(not(loom))]

@@ -3,7 +3,7 @@
 
 use super::job::{JobHeader, JobRef};
 use super::latch::{BlockingLatch, SpinLatch};
-use super::registry::{current_seat, Registry};
+use super::registry::{Owner, Registry};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -23,18 +23,10 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
 
 /// The registry of the calling thread's pool, or the global one.
 pub(crate) fn current_registry() -> Arc<Registry> {
-    let seat = current_seat();
-    if seat.is_null() {
-        return global_registry().clone();
-    }
-    // SAFETY: a non-null CURRENT points to a live seat; its registry was created by
-    // `Arc::new_cyclic`, so the pointer is an Arc's data pointer and is alive while the seat
-    // is occupied: taking one more strong count and then an Arc from it is sound.
-    unsafe {
-        let registry = (*seat).registry;
-        Arc::increment_strong_count(registry);
-        Arc::from_raw(registry)
-    }
+    Owner::with_current(|owner| match owner {
+        None => global_registry().clone(),
+        Some(owner) => owner.seat().registry_arc(),
+    })
 }
 
 /// A pool of worker threads; see [`ThreadPoolBuilder`](super::ThreadPoolBuilder).
@@ -281,7 +273,7 @@ impl ThreadPool {
     /// ```
     pub fn yield_now(&self) -> Option<super::Yield> {
         self.registry
-            .owns(current_seat())
+            .owns_current()
             .then(super::yield_now)
             .flatten()
     }
@@ -296,7 +288,7 @@ impl ThreadPool {
     /// ```
     pub fn yield_local(&self) -> Option<super::Yield> {
         self.registry
-            .owns(current_seat())
+            .owns_current()
             .then(super::yield_local)
             .flatten()
     }
@@ -332,14 +324,13 @@ impl ThreadPool {
     /// assert!(pool.install(|| pool.current_thread_index()).is_some());
     /// ```
     pub fn current_thread_index(&self) -> Option<usize> {
-        let seat = current_seat();
-        if self.registry.owns(seat) {
-            // SAFETY: owned seats are alive.
-            let index = unsafe { (*seat).index };
+        Owner::with_current(|owner| {
+            if !self.registry.owns(owner) {
+                return None;
+            }
+            let index = owner?.seat().index;
             (index < self.registry.num_workers).then_some(index)
-        } else {
-            None
-        }
+        })
     }
 }
 
@@ -351,6 +342,8 @@ pub(crate) trait SetLatch {
 }
 
 impl SetLatch for SpinLatch {
+    /// # Safety
+    /// As for [`SetLatch::set_latch`].
     unsafe fn set_latch(this: *const Self) {
         // SAFETY: forwarded contract.
         unsafe { SpinLatch::set(this) }
@@ -358,6 +351,8 @@ impl SetLatch for SpinLatch {
 }
 
 impl SetLatch for BlockingLatch {
+    /// # Safety
+    /// As for [`SetLatch::set_latch`].
     unsafe fn set_latch(this: *const Self) {
         // SAFETY: forwarded contract.
         unsafe { BlockingLatch::set(this) }
@@ -394,6 +389,11 @@ impl<L: SetLatch, F: FnOnce() -> R + Send, R: Send> StackJob<L, F, R> {
         unsafe { JobRef::new(self as *const Self as *const JobHeader) }
     }
 
+    /// Runs the closure and sets the latch (the job's `JobHeader::execute`).
+    ///
+    /// # Safety
+    /// `header` is the header of a live `StackJob<L, F, R>` made into a `JobRef` by
+    /// [`as_job_ref`](Self::as_job_ref), executed at most once.
     unsafe fn execute(header: NonNull<JobHeader>) {
         let this = header.as_ptr() as *const Self;
         // SAFETY: the job is alive until its latch is set (as_job_ref's contract) and is
@@ -436,20 +436,16 @@ where
     OP: FnOnce() -> R + Send,
     R: Send,
 {
-    let seat = current_seat();
-    if registry.owns(seat) {
-        return op();
-    }
-    if seat.is_null() {
-        return run_on_worker_blocking(registry, op);
-    }
-    // A thread of another pool: keep running that pool's jobs while waiting.
-    // SAFETY: our own seat, alive during this call.
-    let seat = unsafe { &*seat };
-    let job = StackJob::new(SpinLatch::new(&seat.sleep_word), op);
-    // SAFETY: `job` stays on this stack until its latch is set (wait_until below).
-    registry.inject(unsafe { job.as_job_ref() });
-    // SAFETY: our own seat.
-    unsafe { seat.wait_until(&job.latch.core) };
-    job.into_result()
+    Owner::with_current(|owner| match owner {
+        _ if registry.owns(owner) => op(),
+        None => run_on_worker_blocking(registry, op),
+        // A thread of another pool: keep running that pool's jobs while waiting.
+        Some(owner) => {
+            let job = StackJob::new(SpinLatch::new(&owner.seat().sleep_word), op);
+            // SAFETY: `job` stays on this stack until its latch is set (wait_until below).
+            registry.inject(unsafe { job.as_job_ref() });
+            owner.wait_until(&job.latch.core);
+            job.into_result()
+        }
+    })
 }

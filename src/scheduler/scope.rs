@@ -12,7 +12,7 @@ use super::injector::Injector;
 use super::job::{HeapJob, JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::pool::current_registry;
-use super::registry::{current_seat, Registry, Seat};
+use super::registry::{has_seat, Owner, Registry};
 use super::spawn::BroadcastContext;
 use crate::sync::{AtomicPtr, Ordering};
 use std::any::Any;
@@ -96,12 +96,12 @@ impl<T> SendPtr<T> {
 impl<'scope> ScopeBase<'scope> {
     /// A scope whose jobs go to `registry`, owned by the calling thread: waiting in `owner`,
     /// its seat (in `registry` or in another pool), or blocking when it has none.
-    fn new(registry: Arc<Registry>, owner: Option<&Seat>) -> Self {
+    fn new(registry: Arc<Registry>, owner: Option<Owner<'_>>) -> Self {
         ScopeBase {
             registry,
             panic: AtomicPtr::new(std::ptr::null_mut()),
             latch: match owner {
-                Some(seat) => CountLatch::new(&seat.sleep_word),
+                Some(owner) => CountLatch::new(&owner.seat().sleep_word),
                 None => CountLatch::new_blocking(),
             },
             marker: PhantomData,
@@ -128,10 +128,9 @@ impl<'scope> ScopeBase<'scope> {
 
     /// Runs the body, waits for every job, then returns the body's result or re-raises the
     /// first panic. `owner` is the calling thread's seat, as given to `new`.
-    fn complete<R>(&self, owner: Option<&Seat>, body: impl FnOnce() -> R) -> R {
+    fn complete<R>(&self, owner: Option<Owner<'_>>, body: impl FnOnce() -> R) -> R {
         // The wait below uses the seat after the body (user code) ran.
-        // SAFETY: `owner` is the calling thread's own seat.
-        let _hold = owner.map(|seat| unsafe { seat.hold() });
+        let _hold = owner.map(Owner::hold);
         let result = match catch_unwind(AssertUnwindSafe(body)) {
             Ok(r) => Some(r),
             Err(payload) => {
@@ -142,8 +141,7 @@ impl<'scope> ScopeBase<'scope> {
         // SAFETY: the latch lives in `self` until we return; our own count.
         unsafe { CountLatch::decrement(&self.latch) };
         match owner {
-            // SAFETY: `seat` is the calling thread's own seat.
-            Some(seat) => unsafe { seat.wait_until(self.latch.seat_latch()) },
+            Some(owner) => owner.wait_until(self.latch.seat_latch()),
             None => self.latch.wait_blocking(),
         }
         let panic = self.panic.swap(std::ptr::null_mut(), Ordering::AcqRel);
@@ -330,12 +328,12 @@ where
     R: Send,
 {
     super::enter(move || {
-        // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
-        let seat = unsafe { &*current_seat() };
-        let scope = Scope {
-            base: ScopeBase::new(current_registry(), Some(seat)),
-        };
-        scope.base.complete(Some(seat), || op(&scope))
+        Owner::with_current(|owner| {
+            let scope = Scope {
+                base: ScopeBase::new(current_registry(), owner),
+            };
+            scope.base.complete(owner, || op(&scope))
+        })
     })
 }
 
@@ -401,17 +399,14 @@ where
 fn in_place<OP, R>(
     registry: &Arc<Registry>,
     op: OP,
-    run: impl FnOnce(Arc<Registry>, Option<&Seat>, OP) -> R,
+    run: impl for<'s> FnOnce(Arc<Registry>, Option<Owner<'s>>, OP) -> R,
 ) -> R {
-    let seat = current_seat();
-    if !seat.is_null() {
-        // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this call.
-        return run(registry.clone(), Some(unsafe { &*seat }), op);
+    if has_seat() {
+        return Owner::with_current(|owner| run(registry.clone(), owner, op));
     }
     match registry.try_enter_as_guest((op, run), |(op, run)| {
-        // SAFETY: `try_enter_as_guest` gave the calling thread a seat for this closure.
-        let seat = unsafe { &*current_seat() };
-        run(registry.clone(), Some(seat), op)
+        // `try_enter_as_guest` gave the calling thread a seat for this closure.
+        Owner::with_current(|owner| run(registry.clone(), owner, op))
     }) {
         Ok(result) => result,
         Err((op, run)) => run(registry.clone(), None, op),
@@ -436,16 +431,16 @@ where
     R: Send,
 {
     super::enter(move || {
-        // SAFETY: `enter` gave the calling thread a seat, which outlives this closure.
-        let seat = unsafe { &*current_seat() };
-        let scope = ScopeFifo {
-            ticket: JobHeader {
-                execute: ScopeFifo::run_ticket,
-            },
-            fifo: Injector::new(64),
-            base: ScopeBase::new(current_registry(), Some(seat)),
-        };
-        scope.base.complete(Some(seat), || op(&scope))
+        Owner::with_current(|owner| {
+            let scope = ScopeFifo {
+                ticket: JobHeader {
+                    execute: ScopeFifo::run_ticket,
+                },
+                fifo: Injector::new(64),
+                base: ScopeBase::new(current_registry(), owner),
+            };
+            scope.base.complete(owner, || op(&scope))
+        })
     })
 }
 

@@ -3,7 +3,7 @@
 use super::job::{HeapJob, JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::pool::current_registry;
-use super::registry::{current_seat, Registry};
+use super::registry::{Owner, Registry};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -58,9 +58,9 @@ where
     } else {
         // A worker's own deque (LIFO, cheap); not a guest's, which may leave before the job
         // runs.
-        let seat = current_seat();
-        // SAFETY: a non-null CURRENT is a live seat.
-        let local_ok = registry.owns(seat) && unsafe { (*seat).is_worker() };
+        let local_ok = Owner::with_current(|owner| {
+            registry.owns(owner) && owner.is_some_and(|owner| owner.seat().is_worker())
+        });
         registry.push_spawned(job, local_ok);
     }
 }
@@ -231,17 +231,17 @@ where
     // or guest of any pool waits in its seat (running its own pool's jobs), a thread outside
     // every pool blocks. Going through `install` first would put one more wake-up (a worker
     // woken to do the handing out) before the workers' own.
-    let seat = current_seat();
-    if seat.is_null() {
-        let latch = CountLatch::new_blocking();
-        return broadcast_with(registry, &op, &latch, || latch.wait_blocking());
-    }
-    // SAFETY: our own seat, alive during this call.
-    let seat = unsafe { &*seat };
-    let latch = CountLatch::new(&seat.sleep_word);
-    // SAFETY: our own seat.
-    broadcast_with(registry, &op, &latch, || unsafe {
-        seat.wait_until(latch.seat_latch())
+    Owner::with_current(|owner| match owner {
+        None => {
+            let latch = CountLatch::new_blocking();
+            broadcast_with(registry, &op, &latch, || latch.wait_blocking())
+        }
+        Some(owner) => {
+            let latch = CountLatch::new(&owner.seat().sleep_word);
+            broadcast_with(registry, &op, &latch, || {
+                owner.wait_until(latch.seat_latch())
+            })
+        }
     })
 }
 

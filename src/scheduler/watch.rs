@@ -51,7 +51,7 @@
 use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::pool::{global_registry, GLOBAL};
-use super::registry::{current_seat, Registry, Seat};
+use super::registry::{Owner, Registry};
 use super::watch_slot::{Handoff, Taken};
 use crate::sync::{ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::cell::{Cell, UnsafeCell};
@@ -329,9 +329,27 @@ where
     F: FnOnce(T, u64) -> R + Send,
     R: Send,
 {
+    Owner::with_current(|owner| watch_in(owner, items, drive, since, data, rescue, first))
+}
+
+/// [`watch`], with the calling thread's seat as its owner (or none).
+fn watch_in<T, F, R, RA>(
+    owner: Option<Owner<'_>>,
+    items: usize,
+    drive: usize,
+    since: u64,
+    data: T,
+    rescue: F,
+    first: impl FnOnce() -> RA,
+) -> (RA, Result<T, R>)
+where
+    T: Send,
+    F: FnOnce(T, u64) -> R + Send,
+    R: Send,
+{
     // Only the frame's layout and the reading of the result depend on the types: the rest is
     // in `Watch`, compiled once rather than for every loop of every pipeline.
-    let Some(watch) = Watch::open(items) else {
+    let Some(watch) = Watch::open(owner, items) else {
         return (first(), Ok(data));
     };
     let frame = WatchFrame::<T, F, R> {
@@ -364,35 +382,31 @@ where
     }
 }
 
-/// The type-independent side of one watch, on its owner's thread: the owner's seat (null
+/// The type-independent side of one watch, on its owner's thread: the owner's seat (none
 /// outside every pool), the registry the rest goes to and the thread's slot.
-struct Watch {
-    seat: *const Seat,
+struct Watch<'o> {
+    owner: Option<Owner<'o>>,
     /// The Arc's data pointer itself (not a reborrow of it): the watchman takes a strong
     /// count through it while it hands the rest out.
     registry: *const Registry,
     slot: &'static Slot,
 }
 
-impl Watch {
-    /// The watch of a loop of `items` items on this thread, or `None` where the loop is not
-    /// watched (see [`watch`]).
+impl<'o> Watch<'o> {
+    /// The watch of a loop of `items` items on this thread, whose seat is `owner`'s, or
+    /// `None` where the loop is not watched (see [`watch`]).
     #[inline]
-    fn open(items: usize) -> Option<Watch> {
-        let seat = current_seat();
-        let registry: *const Registry = if seat.is_null() {
-            Arc::as_ptr(global_registry())
-        } else {
-            // SAFETY: a non-null CURRENT is the calling thread's own seat, alive during this
-            // call.
-            unsafe { (*seat).registry }
+    fn open(owner: Option<Owner<'o>>, items: usize) -> Option<Watch<'o>> {
+        let (registry, threads) = match owner {
+            None => {
+                let global = global_registry();
+                (Arc::as_ptr(global), global.num_threads())
+            }
+            Some(owner) => (owner.seat().registry_ptr(), owner.registry().num_threads()),
         };
         // A pool of one thread has nobody to hand the rest to: its one worker would take the
         // rest back from the injector after the chunk (and a drive handed out splits
         // otherwise).
-        // SAFETY: the global registry is never freed; a seat's registry outlives the seat,
-        // which the calling thread occupies during this call.
-        let threads = unsafe { (*registry).num_threads() };
         if threads < 2 || items > WATCH_ITEMS_PER_THREAD.saturating_mul(threads) {
             return None;
         }
@@ -403,7 +417,7 @@ impl Watch {
         }
         watchman()?;
         Some(Watch {
-            seat,
+            owner,
             registry,
             slot,
         })
@@ -415,11 +429,9 @@ impl Watch {
         WatchHead {
             header: JobHeader { execute },
             elapsed: UnsafeCell::new(0),
-            latch: if self.seat.is_null() {
-                CountLatch::new_blocking()
-            } else {
-                // SAFETY: as in `open`.
-                CountLatch::new(unsafe { &(*self.seat).sleep_word })
+            latch: match self.owner {
+                None => CountLatch::new_blocking(),
+                Some(owner) => CountLatch::new(&owner.seat().sleep_word),
             },
         }
     }
@@ -430,7 +442,7 @@ impl Watch {
     fn publish(&self, job: *mut JobHeader, since: u64) {
         self.slot
             .handoff
-            .publish(job, self.registry, since, self.seat.is_null());
+            .publish(job, self.registry, since, self.owner.is_none());
         if STATE.load(Ordering::Relaxed) == DEEP
             && STATE
                 .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
@@ -458,26 +470,24 @@ impl Watch {
     #[cold]
     #[inline(never)]
     fn wait(&self, latch: &CountLatch) {
-        if self.seat.is_null() {
-            // The watchman counted us as a guest; now become one for real, so as to help
-            // with the rest (it splits and shares at once) instead of blocking while a worker
-            // may still be waking up. Entering costs tens of nanoseconds, against a rest of
-            // milliseconds. With every guest seat taken, block.
-            // SAFETY: as in `open`.
-            let registry = unsafe { &*self.registry };
-            registry.active_guests.fetch_sub(1, Ordering::Relaxed);
-            let latch = latch.blocking_latch();
-            let helped = registry.try_enter_as_guest(latch, |latch| {
-                // SAFETY: we just entered, so CURRENT is our own guest seat.
-                unsafe { (*current_seat()).help_until(latch) }
-            });
-            if helped.is_err() {
-                latch.wait();
+        match self.owner {
+            None => {
+                // The watchman counted us as a guest; now become one for real, so as to help
+                // with the rest (it splits and shares at once) instead of blocking while a
+                // worker may still be waking up. Entering costs tens of nanoseconds, against
+                // a rest of milliseconds. With every guest seat taken, block. (Without a
+                // seat, the watch's registry is the global one.)
+                let registry = global_registry();
+                registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                let latch = latch.blocking_latch();
+                let helped = registry.try_enter_as_guest(latch, |latch| {
+                    Owner::with_current(|owner| owner.expect("just entered").help_until(latch))
+                });
+                if helped.is_err() {
+                    latch.wait();
+                }
             }
-        } else {
-            // SAFETY: our own seat (the same as when the latch was made: the chunk returned,
-            // so any `enter` inside it has been left).
-            unsafe { (*self.seat).wait_until(latch.seat_latch()) };
+            Some(owner) => owner.wait_until(latch.seat_latch()),
         }
     }
 }
@@ -486,7 +496,7 @@ impl Watch {
 /// the watch before the frame goes (a guard rather than `catch_unwind`, which cost a few
 /// nanoseconds on every short loop).
 struct Watched<'a, T, F, R> {
-    watch: &'a Watch,
+    watch: &'a Watch<'a>,
     frame: &'a WatchFrame<T, F, R>,
 }
 

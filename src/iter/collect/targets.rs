@@ -216,6 +216,8 @@ impl StrPiece for char {
     fn max_len(&self) -> usize {
         4
     }
+    /// # Safety
+    /// As for [`StrPiece::write_utf8`].
     #[inline]
     unsafe fn write_utf8(self, dst: *mut u8) -> usize {
         if self.is_ascii() {
@@ -236,6 +238,8 @@ impl StrPiece for &char {
     fn max_len(&self) -> usize {
         4
     }
+    /// # Safety
+    /// As for [`StrPiece::write_utf8`].
     #[inline]
     unsafe fn write_utf8(self, dst: *mut u8) -> usize {
         // SAFETY: the same contract.
@@ -250,6 +254,8 @@ macro_rules! text_piece {
             fn max_len(&self) -> usize {
                 self.len()
             }
+            /// # Safety
+            /// As for [`StrPiece::write_utf8`].
             #[inline]
             unsafe fn write_utf8(self, dst: *mut u8) -> usize {
                 let text: &str = &self;

@@ -2,9 +2,13 @@
 //! worker main loop, termination and waiting for the workers to exit, and the calling thread
 //! taking seat 0 (`use_current_thread`). See `../README.md`, "Termination".
 
-use super::{current_seat, PanicHandler, Registry, Seat, ThreadHandler, CURRENT};
-use super::{CoreLatch, Deque, Injector, Local, LocalCell, Sleep, SleepWord};
+use super::seat::{Local, LocalCell};
+use super::{has_seat, Owner, PanicHandler, Registry, Seat, ThreadHandler, CURRENT};
+use super::{Injector, Sleep};
 use crate::scheduler::builder::{ThreadBuilder, ThreadSpawn};
+use crate::scheduler::deque::Deque;
+use crate::scheduler::latch::CoreLatch;
+use crate::scheduler::sleep::SleepWord;
 use crate::scheduler::MAX_NUM_THREADS;
 use crate::sync::{
     futex, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
@@ -137,16 +141,20 @@ impl Registry {
     /// If the calling thread already has a seat (in this or another pool).
     pub(crate) fn main_loop(&self, index: usize) {
         assert!(
-            current_seat().is_null(),
+            !has_seat(),
             "blitz-par: ThreadBuilder::run called on a thread that already belongs to a pool"
         );
         let seat = &self.seats[index];
+        // Worker `index` has one thread, this one, for the rest of this function.
         CURRENT.with(|c| c.set(seat));
         if let Some(handler) = &self.start_handler {
             self.catch_handler(|| handler(index));
         }
-        // SAFETY: this thread occupies worker seat `index` until the end of this function.
-        unsafe { seat.wait_until_cold(&seat.terminate, true) };
+        Owner::with_current(|owner| {
+            owner
+                .expect("a worker occupies its seat")
+                .wait_until_cold(&seat.terminate, true)
+        });
         if let Some(handler) = &self.exit_handler {
             self.catch_handler(|| handler(index));
         }
@@ -204,7 +212,7 @@ impl Registry {
     /// its exit handler), then joins the threads the default spawn handler started. Returns at
     /// once when called from one of this registry's threads, which cannot wait for itself.
     pub(crate) fn wait_for_workers(&self) {
-        if self.owns(current_seat()) {
+        if self.owns_current() {
             return;
         }
         loop {
@@ -227,7 +235,7 @@ impl Registry {
     /// If the calling thread already has a seat (the builder checks this first).
     pub(crate) fn attach_current_thread(self: &Arc<Self>) {
         assert!(
-            current_seat().is_null(),
+            !has_seat(),
             "blitz-par: the current thread is already part of a thread pool"
         );
         let previous = ATTACHED.with(|a| a.borrow_mut().registry.replace(self.clone()));
@@ -259,13 +267,15 @@ impl Registry {
     /// registry alive until the thread exits.
     pub(crate) fn detach_current_thread(&self) {
         let seat = &self.seats[0];
-        // SAFETY: seat 0 is the calling thread's (the caller checked `is_attached_here`).
-        let local = unsafe { seat.local() };
-        let top_level = local.depth.get() == 0 && local.holds.get() == 0;
-        if top_level {
-            // SAFETY: our own seat.
-            unsafe { seat.wait_until_cold(&seat.terminate, true) };
-        }
+        let top_level = Owner::with_current(|owner| {
+            let owner = owner.expect("the caller checked `is_attached_here`");
+            debug_assert!(std::ptr::eq(owner.seat(), seat));
+            let top_level = owner.unused_on_stack();
+            if top_level {
+                owner.wait_until_cold(&seat.terminate, true);
+            }
+            top_level
+        });
         CURRENT.with(|c| c.set(std::ptr::null()));
         let registry = ATTACHED.with(|a| {
             let mut a = a.borrow_mut();

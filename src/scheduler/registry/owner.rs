@@ -1,0 +1,618 @@
+//! [`Owner`]: the calling thread's seat, as its owner.
+//!
+//! Each seat is occupied by at most one thread at a time (`CURRENT` points to it on that
+//! thread), and only that thread may push and pop at the bottom of the seat's deque or touch
+//! its [`Local`] state: the recorded join frames, the heartbeat clock, the holds. An `Owner`
+//! is the proof of that occupancy. It is neither `Send` nor `Sync`, and the only way to get
+//! one is [`Owner::with_current`], which hands it to a closure for as long as the closure
+//! runs, on the occupying thread; so code that holds an `Owner` may use the owner side of
+//! the seat without a contract of its own. crossbeam-deque makes the same split between the
+//! `Worker` of a deque and its `Stealer`s; here the owner's operations of the deque and of
+//! the seat's bookkeeping are methods of `Owner`, and the shared side is `Seat`'s.
+//!
+//! The token compiles away: it is one pointer, and `with_current` is one thread-local load
+//! and a null check, which every caller made before it existed.
+//!
+//! What an `Owner` can do: the join frames' recording and promotion (`README.md`,
+//! "Splitting"), the heartbeat, the iterator driver's split checks, and the owner's wait loops
+//! (`wait_until`, `help_until`) that run other jobs until a latch is set.
+
+use super::seat::{beat_deadline, FrameHead, Local, Seat, CURRENT};
+use super::{Registry, JOINS_PER_CLOCK_READ, SPLIT_CHECK_WEIGHT};
+use crate::scheduler::deque::Steal;
+use crate::scheduler::job::{JobHeader, JobRef};
+use crate::scheduler::latch::{CoreLatch, SpinLatch};
+use crate::scheduler::sleep::{IdleState, Sleep, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
+use crate::scheduler::Want;
+use crate::sync::{ticks, Ordering, HEARTBEAT_TICKS, PROVEN_BEAT_TICKS};
+use std::marker::PhantomData;
+
+/// The calling thread's seat, as its owner: access to the owner side of the seat (the bottom
+/// of its deque, its recorded join frames, its heartbeat). See the module docs.
+#[derive(Clone, Copy)]
+pub(crate) struct Owner<'a> {
+    seat: &'a Seat,
+    /// Neither `Send` nor `Sync`: the token proves something about the calling thread only.
+    _on_this_thread: PhantomData<*const ()>,
+}
+
+// `Owner` is neither `Send` nor `Sync`: if it were either, the blanket impl below for that
+// trait would make the call ambiguous, and this would not build (the trick of
+// `static_assertions::assert_not_impl_any!`).
+const _: () = {
+    trait AmbiguousIf<Marker> {
+        fn check() {}
+    }
+    impl<T: ?Sized> AmbiguousIf<()> for T {}
+    struct IfSend;
+    impl<T: ?Sized + Send> AmbiguousIf<IfSend> for T {}
+    struct IfSync;
+    impl<T: ?Sized + Sync> AmbiguousIf<IfSync> for T {}
+    let _ = <Owner<'static> as AmbiguousIf<_>>::check;
+};
+
+/// A join frame recorded by [`Owner::record`], to be closed by [`Owner::close`]: the depth it
+/// was recorded at, which safe code cannot forge.
+#[must_use = "a recorded frame must be closed before it goes"]
+pub(crate) struct Recorded {
+    depth: usize,
+}
+
+impl<'a> Owner<'a> {
+    /// Runs `f` with the calling thread's `Owner`, or `None` if the thread occupies no seat.
+    /// The token lives only as long as the call (`f` cannot return it), so it cannot outlast
+    /// the occupancy it proves.
+    #[inline(always)]
+    pub(crate) fn with_current<R>(f: impl for<'s> FnOnce(Option<Owner<'s>>) -> R) -> R {
+        let seat = CURRENT.with(|c| c.get());
+        // SAFETY: a non-null `CURRENT` is the seat the calling thread occupies. Occupancies
+        // nest with the calls of this thread: each is started and ended by one function (a
+        // worker's main loop, `try_enter_as_guest`, a pool built with `use_current_thread`
+        // and dropped), and an occupancy that started before this call ends only after it
+        // returns, except when a `use_current_thread` pool is dropped inside it, which keeps
+        // the seat's registry alive until the thread exits (`detach_current_thread`) and
+        // never gives seat 0 to another thread. So the seat is alive, and no other thread
+        // occupies it, for the whole call of `f`, which is all the token's lifetime allows.
+        let seat = unsafe { seat.as_ref() };
+        f(seat.map(|seat| Owner {
+            seat,
+            _on_this_thread: PhantomData,
+        }))
+    }
+
+    /// The seat this thread occupies (its shared side).
+    #[inline(always)]
+    pub(crate) fn seat(self) -> &'a Seat {
+        self.seat
+    }
+
+    /// The registry of the seat.
+    #[inline(always)]
+    pub(crate) fn registry(self) -> &'a Registry {
+        self.seat.registry()
+    }
+
+    /// The seat's owner-only state.
+    #[inline(always)]
+    pub(super) fn local(self) -> &'a Local {
+        // SAFETY: only the occupying thread has an `Owner`, so no other thread reads or
+        // writes `Local` while this reference lives (it is `!Sync`, so it stays here too).
+        unsafe { &*self.seat.local.0 .0.get() }
+    }
+
+    /// Pushes `job` at the bottom of the seat's deque (no wake: see `Sleep::new_jobs`).
+    #[inline]
+    pub(crate) fn push(self, job: JobRef) {
+        // SAFETY: the deque's push and pop belong to the thread occupying its seat: us.
+        unsafe { self.seat.deque.push(job) }
+    }
+
+    /// Pops the newest job of the seat's deque.
+    #[inline]
+    pub(crate) fn pop(self) -> Option<JobRef> {
+        // SAFETY: as in `push`.
+        unsafe { self.seat.deque.pop() }
+    }
+
+    /// Records that the calling frame keeps using this seat after running user code, until the
+    /// returned guard drops (see `Local::holds`).
+    #[inline]
+    pub(crate) fn hold(self) -> SeatHold<'a> {
+        let local = self.local();
+        local.holds.set(local.holds.get() + 1);
+        SeatHold(local)
+    }
+
+    /// Whether nothing on this thread's stack uses the seat: no open recorded join, no hold.
+    pub(crate) fn unused_on_stack(self) -> bool {
+        let local = self.local();
+        local.depth.get() == 0 && local.holds.get() == 0
+    }
+
+    /// Resets the owner state for a new guest (the seat was just claimed).
+    pub(super) fn reset_for_guest(self) {
+        let local = self.local();
+        local.depth.set(0);
+        local.set_promoted(0);
+        local.reset_heartbeat();
+        local.beat_pending.set(false);
+        local.beat_wakes.set(1);
+        self.seat.split_request.store(false, Ordering::Relaxed);
+    }
+
+    // ---- Join frames (`README.md`, "Splitting") ----
+
+    /// Whether a join opened now records its frame: fewer than `RECORD_WINDOW` recorded frames
+    /// wait unpromoted (and fewer than `MAX_FRAMES` are recorded).
+    #[inline(always)]
+    pub(crate) fn records(self) -> bool {
+        let local = self.local();
+        local.depth.get() < local.record_below.get()
+    }
+
+    /// Records `frame` as the newest open join frame, which promotion may push on the deque
+    /// from now on. Call only when [`records`](Self::records) says so.
+    ///
+    /// # Safety
+    /// `frame` points to a `FrameHead` at the start of a join frame whose `execute` may run
+    /// it on another thread (the pointer derived from the whole frame). That frame stays
+    /// alive and in place until the returned [`Recorded`] has been given to
+    /// [`close`](Self::close) and, if `close` said it was promoted, until its job was popped
+    /// back or its latch set. Frames are closed in the reverse order of their recording.
+    #[inline(always)]
+    pub(crate) unsafe fn record(self, frame: *const FrameHead) -> Recorded {
+        let local = self.local();
+        let depth = local.depth.get();
+        debug_assert!(depth < local.record_below.get());
+        // `depth < record_below <= MAX_FRAMES`, so the index is in bounds.
+        local.frames[depth].set(frame);
+        local.depth.set(depth + 1);
+        Recorded { depth }
+    }
+
+    /// Closes a recorded join frame (its `a` has returned or unwound, and the frames recorded
+    /// inside `a` have closed): true if it was promoted, in which case its job is on the
+    /// deque or was stolen, and the caller must resolve it (pop it back or wait for its
+    /// latch) before the frame goes.
+    #[inline(always)]
+    pub(crate) fn close(self, frame: Recorded) -> bool {
+        let local = self.local();
+        let depth = frame.depth;
+        debug_assert_eq!(
+            local.depth.get(),
+            depth + 1,
+            "join frames close in LIFO order"
+        );
+        local.depth.set(depth);
+        if depth < local.promoted() {
+            local.set_promoted(depth);
+            return true;
+        }
+        false
+    }
+
+    /// The fast-path check of a join or the iterator driver, after recording a frame:
+    /// does anyone want work from us, or is the heartbeat's clock read due?
+    #[inline(always)]
+    pub(crate) fn poll(self, weight: u32) -> bool {
+        let local = self.local();
+        let c = local.countdown.get();
+        local.countdown.set(c.saturating_sub(weight));
+        (c <= weight) | self.seat.split_request.load(Ordering::Relaxed)
+    }
+
+    /// The slow path after `poll` said yes: heartbeat bookkeeping, then promote the oldest
+    /// recorded frame if anyone wants work.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_poll(self) {
+        let local = self.local();
+        let seat = self.seat;
+        let beat = self.heartbeat(None) || local.beat_pending.replace(false);
+        let requested = seat.split_request.load(Ordering::Relaxed);
+        if requested {
+            seat.split_request.store(false, Ordering::Relaxed);
+        }
+        if (beat || requested) && seat.deque.is_empty() {
+            self.promote_oldest(beat);
+        } else if beat && !seat.deque.is_empty() {
+            // A heartbeat found a sleeper and no idle awake worker while our deque holds a job
+            // nobody took: wake one. The sleep protocol should have made this unnecessary, but
+            // a job left behind then would otherwise wait until we pop it ourselves, which a
+            // thread blocked on that very job (its `a` waits for its `b`) never does. The
+            // heartbeat thus bounds any missed wake-up to one beat.
+            self.registry().wake_any_worker();
+        }
+        // A count of wakes that `beat_now` asked for is spent by this poll's promotion, or
+        // stale (no promotion: our deque was not empty); the next beat wakes one.
+        local.beat_wakes.set(1);
+    }
+
+    // ---- The iterator driver's checks ----
+
+    /// For the iterator driver: poll, and if work should be split, make sure the next join
+    /// promotes (and wakes a sleeper if the heartbeat asked for it).
+    #[inline]
+    pub(crate) fn split_wanted(self) -> Want {
+        if !self.poll(SPLIT_CHECK_WEIGHT) {
+            return Want::No;
+        }
+        self.split_wanted_cold(None)
+    }
+
+    /// For the iterator driver once its chunk size has settled: `split_wanted`, with the
+    /// heartbeat's clock reading taken from the driver's own (`now`; 0 for a chunk it did
+    /// not time) instead of every fourth call, so that one `rdtsc` serves both (see the
+    /// driver's `SETTLED_READ_CHUNKS`).
+    #[inline]
+    pub(crate) fn split_wanted_at(self, now: u64) -> Want {
+        if now == 0 {
+            if !self.seat.split_request.load(Ordering::Relaxed) {
+                return Want::No;
+            }
+            return self.split_wanted_cold(None);
+        }
+        self.split_wanted_cold(Some(now))
+    }
+
+    #[cold]
+    fn split_wanted_cold(self, now: Option<u64>) -> Want {
+        let local = self.local();
+        let seat = self.seat;
+        if now.is_some() {
+            local.countdown.set(0);
+        }
+        // Raised by another thread: only our own beats raise it with `beat_pending` set. (A
+        // request that comes while a beat of ours is pending counts as the beat.)
+        let asked = !local.beat_pending.get() && seat.split_request.load(Ordering::Relaxed);
+        if self.heartbeat(now) {
+            // The driver's next join must promote (and wake): raise our own request flag,
+            // which that join's poll sees, and remember that a wake is wanted.
+            local.beat_pending.set(true);
+            seat.split_request.store(true, Ordering::Relaxed);
+        }
+        if asked {
+            Want::Asked
+        } else if local.beat_pending.get() {
+            Want::Beat
+        } else {
+            Want::No
+        }
+    }
+
+    /// For the iterator driver (`scheduler::offer_split`): raise our own request flag, so that
+    /// the next join's poll promotes its frame (without a wake: that is a beat's).
+    #[inline]
+    pub(crate) fn offer_split(self) {
+        self.seat.split_request.store(true, Ordering::Relaxed);
+    }
+
+    /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
+    /// (`scheduler::beat_now`): beat now instead of at the busy period's first beat, so that
+    /// the next `split_wanted` says yes and the join it leads to wakes up to `wakes` sleeping
+    /// workers (the estimate's share for each, within the guest cap); later beats follow every
+    /// `PROVEN_BEAT_TICKS` and wake one each. Does nothing unless a beat would wake someone
+    /// (`Registry::beat_should_wake`).
+    pub(crate) fn beat_now(self, wakes: u32) {
+        if !self.registry().beat_should_wake() {
+            return;
+        }
+        let local = self.local();
+        local.beat_pending.set(true);
+        local.beat_wakes.set(wakes.max(1));
+        local.start_proven_heartbeat();
+        self.seat.split_request.store(true, Ordering::Relaxed);
+    }
+
+    /// For code about to run a long stretch of work without joins (`scheduler::share_now`):
+    /// makes every recorded frame stealable, then takes the heartbeat check at once.
+    pub(crate) fn share_now(self) {
+        self.promote_all();
+        self.local().countdown.set(0);
+        self.on_poll();
+    }
+
+    /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; when a beat is due,
+    /// answer whether a sleeping worker should be woken to share our work. The first beat of
+    /// a busy period comes `HEARTBEAT_TICKS` after its first clock read, later ones every
+    /// `PROVEN_BEAT_TICKS`: work that outlasted one period is worth spreading fast. Workers
+    /// wake only while fewer threads are busy than the pool has workers (a guest running
+    /// parallel work counts as one) and no worker is awake and idle.
+    /// `now`: a clock reading the caller just took, if it has one.
+    fn heartbeat(self, now: Option<u64>) -> bool {
+        let local = self.local();
+        if local.countdown.get() > 0 {
+            return false;
+        }
+        local.countdown.set(JOINS_PER_CLOCK_READ);
+        let now = now.unwrap_or_else(ticks);
+        let next = local.next_beat.get();
+        if next == 0 {
+            local.next_beat.set(beat_deadline(now, HEARTBEAT_TICKS));
+            return false;
+        }
+        // Signed difference: the clock does not wrap in practice, and this stays right if it
+        // does.
+        if (now.wrapping_sub(next) as i64) < 0 {
+            return false;
+        }
+        local.next_beat.set(beat_deadline(now, PROVEN_BEAT_TICKS));
+        self.registry().beat_should_wake()
+    }
+
+    // ---- Promotion ----
+
+    /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
+    /// without waking anyone (the heartbeat decides that).
+    pub(crate) fn promote_all(self) {
+        let local = self.local();
+        while local.promoted() < local.depth.get() {
+            self.promote_oldest(false);
+        }
+    }
+
+    /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first, and
+    /// wakes a sleeper for each job the deque then holds (beyond the guest cap): the frames
+    /// just pushed and those promoted earlier on a request, which wake nobody. The idle
+    /// thread that asked may have taken another job and then fallen asleep, so nobody is
+    /// awake for that one. Unlike a beat, it wakes even while some worker is idle and awake:
+    /// that worker may take another job or fall asleep, and this thread is about to poll
+    /// nothing for a long time (items worth a split each), so a job left to it alone could
+    /// wait that long; a sleeper woken for nothing costs microseconds against such items.
+    /// (Counting the idle awake workers against the new frames, or waking for new frames
+    /// only, left a test's seven mutually waiting items stuck, one thread's last job
+    /// untaken; a trace of pushes, wakes and steals showed the request-promoted job taken by
+    /// the sleeper woken for another.)
+    pub(crate) fn promote_all_waking(self) {
+        // Each promotion, not waking, only makes sure that no worker goes to sleep without
+        // seeing its job.
+        self.promote_all();
+        let jobs = self.seat.deque.len();
+        if jobs == 0 {
+            return;
+        }
+        let registry = self.registry();
+        // Not within the guest cap (which the beats keep): a guest counts as a thread that
+        // takes work a worker would, but here the caller is about to poll nothing for an
+        // item's time or more, and a guest may be blocked in an item as well. With the cap, the
+        // mutually waiting items of `heavy_items_are_shared_at_once` (the test thread a guest)
+        // stalled now and then: a job left with no one woken for it. The price: with a guest
+        // running too, items worth a split each may run on one thread more than the cores.
+        let sleeping = registry.sleep.sleeping_workers() as usize;
+        for _ in 0..jobs.min(sleeping) {
+            if !registry.wake_any_worker() {
+                break;
+            }
+        }
+    }
+
+    /// Pushes the oldest recorded, not yet promoted join frame onto the deque.
+    fn promote_oldest(self, wake: bool) {
+        let local = self.local();
+        let index = local.promoted();
+        if index >= local.depth.get() {
+            return;
+        }
+        let frame = local.frames[index].get();
+        local.set_promoted(index + 1);
+        // SAFETY: frames [promoted, depth) are live recorded join frames on this thread's
+        // stack (`record`'s contract), and nobody else can see this one before the push below,
+        // so writing its latch is not a race; the frame stays alive until its job is popped
+        // back or its latch is set, as a `JobRef` requires.
+        unsafe {
+            (*(*frame).latch.get()).write(SpinLatch::new(&self.seat.sleep_word));
+            self.push(JobRef::new(frame.cast::<JobHeader>()));
+        }
+        let registry = self.registry();
+        // A beat wakes one sleeper, or as many as `beat_now` asked for: those beyond the first
+        // find no job at once, and ask the busy threads for splits, which answer within a
+        // chunk. Never more than the sleepers a guest does not stand for (the guest cap).
+        let jobs = if wake {
+            let cap = (registry.sleep.sleeping_workers() as usize)
+                .saturating_sub(registry.active_guests.load(Ordering::Relaxed));
+            local.beat_wakes.replace(1).min(cap as u32).max(1)
+        } else {
+            1
+        };
+        registry
+            .sleep
+            .new_jobs(jobs, true, wake, || registry.wake_any_worker());
+    }
+
+    // ---- Finding work and waiting ----
+
+    /// Finds a job: own deque, own inbox, other seats' deques, the injector.
+    pub(crate) fn find_work(self) -> Option<JobRef> {
+        if let Some(job) = self.pop() {
+            return Some(job);
+        }
+        if let Some(job) = self.seat.inbox.pop() {
+            return Some(job);
+        }
+        if let Some(job) = self.steal_from_others() {
+            return Some(job);
+        }
+        self.registry().injector.pop()
+    }
+
+    /// The seats other than ours that may hold work, starting at a random one: every worker,
+    /// and the guests whose seats are taken.
+    fn others(self) -> impl Iterator<Item = &'a Seat> {
+        let registry = self.registry();
+        let workers = registry.num_workers;
+        let guests = registry.guest_mask.load(Ordering::Relaxed);
+        let total = registry.seats.len();
+        let start = self.local().next_random() as usize % total;
+        let me = self.seat.index;
+        (0..total)
+            .map(move |k| (start + k) % total)
+            .filter(move |&i| i != me && (i < workers || guests & (1 << (i - workers)) != 0))
+            .map(move |i| &registry.seats[i])
+    }
+
+    fn steal_from_others(self) -> Option<JobRef> {
+        let mut retry = true;
+        while retry {
+            retry = false;
+            for seat in self.others() {
+                match seat.deque.steal() {
+                    Steal::Success(job) => return Some(job),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// Asks one other busy-looking seat to split its work.
+    fn request_split(self) {
+        for seat in self.others() {
+            let flag = &seat.split_request;
+            if !flag.load(Ordering::Relaxed) {
+                flag.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    }
+
+    /// Runs jobs until `latch` is set: the wait of a join whose frame was stolen, of a scope,
+    /// of `install` from another pool.
+    pub(crate) fn wait_until(self, latch: &CoreLatch) {
+        if latch.probe() {
+            return;
+        }
+        self.wait_until_cold(latch, false)
+    }
+
+    /// The loop of [`wait_until`](Self::wait_until); with `drain`, it also runs every job it
+    /// can find before it returns (a worker's main loop, with the terminate latch).
+    #[cold]
+    pub(super) fn wait_until_cold(self, latch: &CoreLatch, drain: bool) {
+        let _hold = self.hold();
+        let seat = self.seat;
+        let registry = self.registry();
+        let worker = seat.is_worker();
+        if worker {
+            registry.sleep.start_looking();
+        }
+        let mut idle = IdleState::new();
+        // Whether we slept since the last job.
+        let mut woken = false;
+        loop {
+            if !drain && latch.probe() {
+                break;
+            }
+            if let Some(job) = self.find_work() {
+                if worker {
+                    registry.sleep.work_found();
+                }
+                let local = self.local();
+                if woken {
+                    // Someone had been busy for a heartbeat period, or posted work for us:
+                    // spread it fast (see `PROVEN_BEAT_TICKS`).
+                    local.start_proven_heartbeat();
+                    woken = false;
+                } else {
+                    local.reset_heartbeat();
+                }
+                // SAFETY: we took the job out of a queue, so we own its execution.
+                unsafe { job.execute() };
+                if worker {
+                    registry.sleep.start_looking();
+                }
+                idle = IdleState::new();
+                continue;
+            }
+            if drain && latch.probe() {
+                break;
+            }
+            idle.rounds += 1;
+            if worker && idle.rounds < ROUNDS_UNTIL_SLEEPY && registry.oversubscribed() {
+                // More threads are busy or searching than the pool has workers (a guest came
+                // back while we were awake): do not compete for a core; get ready to sleep.
+                idle.rounds = ROUNDS_UNTIL_SLEEPY;
+            }
+            if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+                self.request_split();
+                idle.pause();
+            } else if idle.rounds == ROUNDS_UNTIL_SLEEPY && worker {
+                registry.sleep.announce_sleepy(&mut idle);
+                idle.pause();
+            } else if idle.rounds >= ROUNDS_UNTIL_SLEEPING || !worker {
+                if worker {
+                    woken |= registry
+                        .sleep
+                        .sleep(&mut idle, latch, &seat.sleep_word, || {
+                            !registry.injector.is_empty() || !seat.inbox.is_empty()
+                        });
+                } else {
+                    registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                    Sleep::sleep_on_latch(latch, &seat.sleep_word);
+                    registry.active_guests.fetch_add(1, Ordering::Relaxed);
+                    idle.rounds = 0;
+                }
+            }
+        }
+        if worker {
+            registry.sleep.work_found();
+        }
+    }
+
+    /// For a guest that waits on a blocking latch (the owner of a watched loop whose rest
+    /// was handed out, `watch.rs`, which entered the pool only then): runs jobs while there
+    /// are any, asking busy seats for splits as an idle guest does, then blocks on the latch,
+    /// as `wait_until` puts a guest to sleep (a guest is not woken for new work).
+    #[cfg(not(loom))]
+    pub(crate) fn help_until(self, latch: &crate::scheduler::latch::BlockingLatch) {
+        debug_assert!(!self.seat.is_worker());
+        let _hold = self.hold();
+        let mut idle = IdleState::new();
+        while !latch.probe() {
+            if let Some(job) = self.find_work() {
+                self.local().reset_heartbeat();
+                // SAFETY: we took the job out of a queue, so we own its execution.
+                unsafe { job.execute() };
+                idle = IdleState::new();
+                continue;
+            }
+            idle.rounds += 1;
+            if idle.rounds < ROUNDS_UNTIL_SLEEPY {
+                self.request_split();
+                idle.pause();
+            } else {
+                let registry = self.registry();
+                registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                latch.wait();
+                registry.active_guests.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Executes one available job if there is one (for `yield_now`; only from the own deque
+    /// with `local_only`).
+    pub(crate) fn yield_one(self, local_only: bool) -> bool {
+        let job = if local_only {
+            self.pop()
+        } else {
+            self.find_work()
+        };
+        match job {
+            Some(job) => {
+                // SAFETY: we took the job out of a queue, so we own its execution.
+                unsafe { job.execute() };
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Counts one holder of a seat (`Local::holds`) for as long as it lives.
+pub(crate) struct SeatHold<'a>(&'a Local);
+
+impl Drop for SeatHold<'_> {
+    fn drop(&mut self) {
+        self.0.holds.set(self.0.holds.get() - 1);
+    }
+}

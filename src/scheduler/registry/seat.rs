@@ -1,0 +1,217 @@
+//! A seat: one participant's place in a registry, and the thread-local `CURRENT` that says
+//! which seat the calling thread occupies.
+//!
+//! A seat has two sides. Its *shared* side is what every thread of the pool may touch: the
+//! steal end of its deque, the `split_request` flag through which idle threads ask it for
+//! work, its sleep word, its inbox. Its *owner* side (the push/pop end of the deque, the
+//! recorded join frames, the heartbeat clock: [`Local`]) belongs to the one thread that
+//! occupies the seat, and is reachable only through an [`Owner`](super::Owner), a token that
+//! exists only on that thread (`owner.rs`). crossbeam-deque draws the same line with its
+//! `Worker` and `Stealer`.
+
+use super::{Registry, JOINS_PER_CLOCK_READ, MAX_FRAMES, RECORD_WINDOW};
+use crate::scheduler::deque::Deque;
+use crate::scheduler::injector::Injector;
+use crate::scheduler::job::JobHeader;
+use crate::scheduler::latch::{CoreLatch, SpinLatch};
+use crate::scheduler::sleep::SleepWord;
+use crate::sync::{ticks, AtomicBool, CachePadded, PROVEN_BEAT_TICKS};
+use std::cell::{Cell, UnsafeCell};
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+/// The common prefix of a join's stack frame: what the erased promotion code touches.
+#[repr(C)]
+pub(crate) struct FrameHead {
+    pub(crate) header: JobHeader,
+    /// Written at promotion, before the frame becomes visible to other threads.
+    pub(crate) latch: UnsafeCell<MaybeUninit<SpinLatch>>,
+}
+
+impl FrameHead {
+    /// The frame's latch.
+    ///
+    /// # Safety
+    /// The frame has been promoted (the latch was initialised).
+    #[inline]
+    pub(crate) unsafe fn latch(&self) -> &SpinLatch {
+        // SAFETY: initialised at promotion, by contract.
+        unsafe { (*self.latch.get()).assume_init_ref() }
+    }
+}
+
+/// The clock reading `period` ticks after `now`; never 0, which `Local::next_beat` keeps for
+/// "not started".
+pub(super) fn beat_deadline(now: u64, period: u64) -> u64 {
+    now.wrapping_add(period).max(1)
+}
+
+/// Owner-only state of a seat. Reached only through [`Owner`](super::Owner) (or, before any
+/// thread occupies the seat, by the registry that builds it). Its fields are cells: the owner
+/// thread re-enters its own seat from user code (a join inside a join), never from another
+/// thread.
+pub(crate) struct Local {
+    /// Number of recorded join frames open on this thread's stack (`frames[..depth]`).
+    pub(super) depth: Cell<usize>,
+    /// Frames `[0, promoted)` have been pushed on the deque; always a prefix.
+    pub(super) promoted: Cell<usize>,
+    /// `min(promoted + RECORD_WINDOW, MAX_FRAMES)`: a join records its frame iff
+    /// `depth < record_below`.
+    pub(super) record_below: Cell<usize>,
+    /// Polls left until the heartbeat's next clock read.
+    pub(super) countdown: Cell<u32>,
+    /// Frames of this thread, other than open joins (those are counted by `depth`), that keep
+    /// using this seat after running user code: a wait that runs jobs, a scope. While it is
+    /// zero and `depth` is zero, nothing on the stack refers to the seat, which is what lets
+    /// a thread that joined a pool with `use_current_thread` release the registry at once
+    /// when the pool is dropped (`Registry::detach_current_thread`).
+    pub(super) holds: Cell<u32>,
+    /// When the next heartbeat is due, in `ticks`; 0 until the busy period's first clock read.
+    pub(super) next_beat: Cell<u64>,
+    pub(super) beat_pending: Cell<bool>,
+    /// How many sleepers the pending beat may wake: 1, or more when the iterator driver's
+    /// estimate of the work left says so (`Owner::beat_now`).
+    pub(super) beat_wakes: Cell<u32>,
+    rng: Cell<u64>,
+    /// The recorded join frames, oldest first: `frames[..depth]` are live frames on this
+    /// thread's stack (each recorded by `Owner::record`, which states the frames' lifetime
+    /// rule).
+    pub(super) frames: [Cell<*const FrameHead>; MAX_FRAMES],
+}
+
+impl Local {
+    pub(super) fn new(seed: u64) -> Local {
+        Local {
+            depth: Cell::new(0),
+            promoted: Cell::new(0),
+            record_below: Cell::new(RECORD_WINDOW),
+            countdown: Cell::new(JOINS_PER_CLOCK_READ),
+            holds: Cell::new(0),
+            next_beat: Cell::new(0),
+            beat_pending: Cell::new(false),
+            beat_wakes: Cell::new(1),
+            rng: Cell::new(seed | 1),
+            frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
+        }
+    }
+
+    /// Frames `[0, promoted)` have been pushed on the deque.
+    #[inline]
+    pub(super) fn promoted(&self) -> usize {
+        self.promoted.get()
+    }
+
+    /// Sets the promoted prefix, and with it the recording limit.
+    #[inline]
+    pub(super) fn set_promoted(&self, promoted: usize) {
+        self.promoted.set(promoted);
+        self.record_below
+            .set((promoted + RECORD_WINDOW).min(MAX_FRAMES));
+    }
+
+    /// Restart the heartbeat clock (new busy period): the first beat comes after
+    /// `HEARTBEAT_TICKS` of busy time.
+    #[inline]
+    pub(super) fn reset_heartbeat(&self) {
+        self.next_beat.set(0);
+    }
+
+    /// Start a busy period whose work is already proven long (a worker woken from sleep: it
+    /// was woken because some thread had been busy for a heartbeat period): the first beat
+    /// comes after `PROVEN_BEAT_TICKS`.
+    #[inline]
+    pub(super) fn start_proven_heartbeat(&self) {
+        self.next_beat
+            .set(beat_deadline(ticks(), PROVEN_BEAT_TICKS));
+    }
+
+    pub(super) fn next_random(&self) -> u64 {
+        // xorshift64*
+        let mut x = self.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// The owner side of a seat, in a cell that the seat may share between threads because only
+/// the occupying thread opens it.
+pub(super) struct LocalCell(pub(super) UnsafeCell<Local>);
+
+// SAFETY: `Local` is reached only through `Owner::local`, and an `Owner` exists only on the
+// thread occupying the seat (`Owner::with_current`), so no two threads touch it at once.
+unsafe impl Sync for LocalCell {}
+
+/// One participant's place in a registry.
+pub(crate) struct Seat {
+    /// Stealable jobs. Any thread steals; push and pop are the owner's (`Owner::push`,
+    /// `Owner::pop`).
+    pub(crate) deque: Deque,
+    /// Set by idle threads that want work; cleared by the owner when it answers.
+    pub(super) split_request: CachePadded<AtomicBool>,
+    /// The word the occupying thread sleeps on; any thread may wake it.
+    pub(crate) sleep_word: CachePadded<SleepWord>,
+    /// Owner-only state (`Owner::local`).
+    pub(super) local: CachePadded<LocalCell>,
+    /// Set when the worker should exit once out of work (workers only).
+    pub(super) terminate: CoreLatch,
+    /// Jobs addressed to this worker only (broadcasts).
+    pub(super) inbox: Injector,
+    /// The registry that owns this seat; fixed at construction.
+    pub(super) registry: *const Registry,
+    /// The seat's place in the registry: `0..num_workers` for workers, above for guests.
+    pub(crate) index: usize,
+}
+
+// SAFETY: shared fields are atomics or Sync; `local` is owner-only (see `LocalCell`); the
+// registry pointer is valid for the seat's whole life (the registry owns the seat).
+unsafe impl Sync for Seat {}
+// SAFETY: as above.
+unsafe impl Send for Seat {}
+
+impl Seat {
+    /// The registry this seat belongs to.
+    #[inline]
+    pub(crate) fn registry(&self) -> &Registry {
+        // SAFETY: the registry owns its seats and outlives them.
+        unsafe { &*self.registry }
+    }
+
+    /// Whether this is a worker's seat (not a guest's).
+    #[inline]
+    pub(crate) fn is_worker(&self) -> bool {
+        self.index < self.registry().num_workers
+    }
+
+    /// The registry's data pointer, as `Arc::as_ptr` of the registry's `Arc` gives it.
+    #[inline]
+    pub(crate) fn registry_ptr(&self) -> *const Registry {
+        self.registry
+    }
+
+    /// One more `Arc` of the registry.
+    pub(crate) fn registry_arc(&self) -> Arc<Registry> {
+        // SAFETY: the registry was built by `Arc::new_cyclic` with this seat in it, so the
+        // pointer is an `Arc`'s data pointer, and the seat (inside it) is alive, so the
+        // strong count is not zero: taking one more and an `Arc` for it is sound.
+        unsafe {
+            Arc::increment_strong_count(self.registry);
+            Arc::from_raw(self.registry)
+        }
+    }
+}
+
+thread_local! {
+    /// The seat the calling thread occupies, or null. Set only by the functions that start
+    /// an occupancy (a worker's main loop, entering a guest seat, `use_current_thread`) and
+    /// cleared by the ones that end it.
+    pub(super) static CURRENT: Cell<*const Seat> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Whether the calling thread occupies a seat of some pool (as a worker or a guest).
+#[inline]
+pub(crate) fn has_seat() -> bool {
+    !CURRENT.with(|c| c.get()).is_null()
+}
