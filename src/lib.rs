@@ -42,8 +42,9 @@ pub use algo::{parallel_for, parallel_for_chunks};
 pub use scheduler::{
     broadcast, current_thread_has_pending_tasks, current_thread_index, in_place_scope,
     in_place_scope_fifo, join_context, max_num_threads, scope, scope_fifo, spawn, spawn_broadcast,
-    spawn_fifo, yield_local, yield_now, BroadcastContext, FnContext, Scope, ScopeFifo,
-    ThreadBuilder, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
+    spawn_fifo, spawn_future, yield_local, yield_now, BroadcastContext, FnContext, Scope,
+    ScopeFifo, SpawnFuture, ThreadBuilder, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder,
+    Yield,
 };
 pub use scheduler::{current_num_threads, join};
 pub use sync::SyncPtr;

@@ -15,12 +15,15 @@
 //! - `watch.rs`, `watch_slot.rs`: the watch, which hands the rest of a short loop to the pool
 //!   while its first item runs long, and the slot it is handed over through;
 //! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
+//! - `spawn_future.rs`, `future_slot.rs`: `spawn_future`, and the lock-free slot through which
+//!   its job hands the result to the awaiting task and wakes it;
 //! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive;
 //! - `loom_models.rs` (under `--cfg loom`) and `tests.rs`: the protocols' models and the tests
 //!   that look at internal state.
 
 mod builder;
 mod deque;
+mod future_slot;
 mod injector;
 mod job;
 mod join;
@@ -30,6 +33,7 @@ mod registry;
 mod scope;
 mod sleep;
 mod spawn;
+mod spawn_future;
 #[cfg(not(loom))]
 mod watch;
 mod watch_slot;
@@ -45,6 +49,7 @@ pub use join::{join, join_context, FnContext};
 pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};
+pub use spawn_future::{spawn_future, SpawnFuture};
 
 use registry::Owner;
 

@@ -5,9 +5,11 @@
 //! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly; the one
 //! call into the OS's memory management (`memory.rs`) lives here too.
 
+mod cell;
 mod memory;
 mod sync_ptr;
 
+pub(crate) use cell::UnsafeCell;
 pub(crate) use memory::advise_fill;
 pub use sync_ptr::SyncPtr;
 

@@ -67,6 +67,9 @@ pub(crate) type ThreadHandler = Box<dyn Fn(usize) + Send + Sync>;
 pub(crate) struct Registry {
     seats: Box<[Seat]>,
     pub(crate) num_workers: usize,
+    /// 1 when seat 0 is taken by the thread that built the pool (`use_current_thread`),
+    /// which runs no main loop; else 0. See [`pool_threads`](Self::pool_threads).
+    first_pool_thread: usize,
     guest_mask: AtomicU64,
     pub(crate) active_guests: AtomicUsize,
     pub(crate) injector: Injector,
@@ -107,6 +110,26 @@ impl Registry {
                 std::process::abort();
             }
         }
+    }
+
+    /// Whether the pool has a panic handler (else a panic nobody can receive aborts).
+    pub(crate) fn has_panic_handler(&self) -> bool {
+        self.panic_handler.is_some()
+    }
+
+    /// The worker seats whose threads run the worker main loop: all of them but seat 0 of a
+    /// pool built with `use_current_thread`, whose thread runs the pool's jobs only while it
+    /// waits inside the pool (and may be an async executor's thread: `spawn_future`).
+    #[inline]
+    pub(crate) fn pool_threads(&self) -> std::ops::Range<usize> {
+        self.first_pool_thread..self.num_workers
+    }
+
+    /// Whether `seat` (the calling thread's) belongs to one of [`pool_threads`](Self::pool_threads).
+    #[inline]
+    pub(crate) fn is_pool_thread(&self, seat: *const Seat) -> bool {
+        // SAFETY: an owned seat is a live seat of this registry.
+        self.owns(seat) && self.pool_threads().contains(&unsafe { (*seat).index })
     }
 
     #[inline]
