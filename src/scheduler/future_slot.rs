@@ -95,9 +95,8 @@ impl<R> FutureSlot<R> {
         self.state.fetch_or(STARTED, Ordering::Relaxed) & CANCELLED == 0
     }
 
-    /// Whether the awaiter cancelled: what running work checks. Relaxed: a check that comes a
-    /// moment late only lets one more chunk run.
-    #[inline]
+    /// Whether the awaiter cancelled. Relaxed: the bit only says that the work is unwanted.
+    #[cfg(test)]
     pub(crate) fn is_cancelled(&self) -> bool {
         self.state.load(Ordering::Relaxed) & CANCELLED != 0
     }
@@ -118,9 +117,9 @@ impl<R> FutureSlot<R> {
         // Release: publishes the result. Acquire: the waker, if REGISTERED is set.
         let prev = self.state.fetch_or(COMPLETE, Ordering::AcqRel);
         if prev & REGISTERED != 0 {
-            // SAFETY: REGISTERED was set when COMPLETE went in, so the cell is frozen: the
-            // awaiter only reads it from now on (its clearing RMW will see COMPLETE).
             self.waker.with(|waker| {
+                // SAFETY: REGISTERED was set when COMPLETE went in, so the cell is frozen: the
+                // awaiter only reads it from now on (its clearing RMW will see COMPLETE).
                 if let Some(waker) = unsafe { &*waker } {
                     waker.wake_by_ref();
                 }
@@ -148,8 +147,8 @@ impl<R> FutureSlot<R> {
             return Poll::Ready(unsafe { self.take_result() });
         }
         if state & REGISTERED != 0 {
-            // SAFETY: the cell is frozen while REGISTERED is set; both sides only read it.
             let same = self.waker.with(|registered| {
+                // SAFETY: the cell is frozen while REGISTERED is set; both sides only read it.
                 unsafe { &*registered }
                     .as_ref()
                     .is_some_and(|registered| registered.will_wake(waker))
@@ -543,7 +542,10 @@ mod loom_models {
                 Poll::Pending => unsafe { slot.detach() }.is_some(),
             };
             let by_job = job.join().unwrap();
-            assert!(by_awaiter != by_job, "the result is disposed of exactly once");
+            assert!(
+                by_awaiter != by_job,
+                "the result is disposed of exactly once"
+            );
             assert!(wakes(&counter) <= 1);
         });
     }

@@ -21,7 +21,8 @@ use super::future_slot::{Cancel, FutureSlot};
 use super::job::{JobHeader, JobRef};
 use super::pool::{current_registry, ThreadPool, GLOBAL};
 use super::registry::{current_seat, Registry};
-use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::UnsafeCell;
+use std::cell::Cell;
 use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -179,7 +180,9 @@ impl<R> SpawnFuture<R> {
     /// assert_eq!(futures::executor::block_on(future), 1);
     /// ```
     pub fn is_finished(&self) -> bool {
-        self.task.as_ref().is_none_or(|task| task.slot().is_complete())
+        self.task
+            .as_ref()
+            .is_none_or(|task| task.slot().is_complete())
     }
 }
 
@@ -292,7 +295,7 @@ where
     unsafe fn execute(header: NonNull<JobHeader>) {
         // SAFETY: by contract, the pointer and the strong count of `into_job_ref`.
         let task = unsafe { Arc::from_raw(header.as_ptr().cast_const().cast::<Task<F, R>>()) };
-        if !task.registry.is_pool_thread(current_seat()) {
+        if !task.registry.runs_main_loop(current_seat()) {
             // A guest, or a `use_current_thread` builder, found the job in the injector while
             // it waited inside a parallel call: the closure must not run on that thread.
             return task.pass_on();
@@ -304,9 +307,10 @@ where
     /// that thread takes jobs from.
     #[cold]
     fn pass_on(self: Arc<Self>) {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let threads = self.registry.pool_threads();
-        let index = threads.start + NEXT.fetch_add(1, Ordering::Relaxed) % threads.len();
+        thread_local!(static NEXT: Cell<usize> = const { Cell::new(0) });
+        let threads = self.registry.main_loop_workers();
+        let turn = NEXT.with(|next| next.replace(next.get().wrapping_add(1)));
+        let index = threads.start + turn % threads.len();
         let registry = self.registry.clone();
         registry.inject_to(index, self.into_job_ref());
     }
@@ -335,9 +339,9 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let no_pool_thread = registry.pool_threads().is_empty();
+    let no_worker = registry.main_loop_workers().is_empty();
     let global = GLOBAL.get().is_some_and(|g| Arc::ptr_eq(g, &registry));
-    if no_pool_thread && !global {
+    if no_worker && !global {
         drop(f);
         panic!(
             "blitz-par: spawn_future on a pool whose only thread is the one that built it \
@@ -346,7 +350,7 @@ where
         );
     }
     let (task, future) = new_task(registry, f);
-    if no_pool_thread {
+    if no_worker {
         run_on_own_thread(task);
     } else {
         let registry = task.registry.clone();
@@ -418,7 +422,7 @@ mod tests {
 
     use super::*;
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::{AtomicBool, AtomicUsize};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::mpsc::channel;
     use std::task::{Wake, Waker};
 
@@ -445,7 +449,10 @@ mod tests {
         let here = std::thread::current().id();
         let future = pool.spawn_future(move || {
             assert_ne!(std::thread::current().id(), here);
-            (crate::current_thread_index().is_some(), crate::join(|| 1, || 2))
+            (
+                crate::current_thread_index().is_some(),
+                crate::join(|| 1, || 2),
+            )
         });
         assert_eq!(futures::executor::block_on(future), (true, (1, 2)));
     }
@@ -558,7 +565,10 @@ mod tests {
         let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let here = std::thread::current().id();
         let (task, future) = new_task(pool.registry.clone(), move || {
-            (std::thread::current().id() != here, crate::current_thread_index())
+            (
+                std::thread::current().id() != here,
+                crate::current_thread_index(),
+            )
         });
         // As a guest that popped the job from the injector would.
         // SAFETY: a fresh job reference, executed once.

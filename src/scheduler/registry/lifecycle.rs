@@ -100,7 +100,7 @@ impl Registry {
             Registry {
                 seats,
                 num_workers: n,
-                first_pool_thread: usize::from(config.use_current_thread),
+                first_main_loop_worker: usize::from(config.use_current_thread),
                 guest_mask: AtomicU64::new(0),
                 active_guests: AtomicUsize::new(0),
                 injector: Injector::new(1024),

@@ -68,8 +68,8 @@ pub(crate) struct Registry {
     seats: Box<[Seat]>,
     pub(crate) num_workers: usize,
     /// 1 when seat 0 is taken by the thread that built the pool (`use_current_thread`),
-    /// which runs no main loop; else 0. See [`pool_threads`](Self::pool_threads).
-    first_pool_thread: usize,
+    /// which runs no main loop; else 0. See [`main_loop_workers`](Self::main_loop_workers).
+    first_main_loop_worker: usize,
     guest_mask: AtomicU64,
     pub(crate) active_guests: AtomicUsize,
     pub(crate) injector: Injector,
@@ -121,15 +121,16 @@ impl Registry {
     /// pool built with `use_current_thread`, whose thread runs the pool's jobs only while it
     /// waits inside the pool (and may be an async executor's thread: `spawn_future`).
     #[inline]
-    pub(crate) fn pool_threads(&self) -> std::ops::Range<usize> {
-        self.first_pool_thread..self.num_workers
+    pub(crate) fn main_loop_workers(&self) -> std::ops::Range<usize> {
+        self.first_main_loop_worker..self.num_workers
     }
 
-    /// Whether `seat` (the calling thread's) belongs to one of [`pool_threads`](Self::pool_threads).
+    /// Whether `seat`, the calling thread's, is one of the
+    /// [`main_loop_workers`](Self::main_loop_workers).
     #[inline]
-    pub(crate) fn is_pool_thread(&self, seat: *const Seat) -> bool {
+    pub(crate) fn runs_main_loop(&self, seat: *const Seat) -> bool {
         // SAFETY: an owned seat is a live seat of this registry.
-        self.owns(seat) && self.pool_threads().contains(&unsafe { (*seat).index })
+        self.owns(seat) && self.main_loop_workers().contains(&unsafe { (*seat).index })
     }
 
     #[inline]

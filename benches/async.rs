@@ -1,0 +1,228 @@
+//! Awaiting parallel work from async code: `blitz_par::spawn_future` against tokio's
+//! `spawn_blocking` and against `rayon::spawn` plus a tokio oneshot channel (what tokio-rayon
+//! does), all awaited from a tokio current-thread runtime, in one run, interleaved.
+//!
+//! - round trip: spawn a trivial closure, run it, wake the task, await; the median of 1,000,
+//!   back to back (a loop of calls: the pool's threads are still awake from the last one) and
+//!   after 2 ms of idle time each (the threads asleep: what an occasional call pays);
+//! - a 10M-item `i64` sum: `spawn_future(move || v.par_iter().sum())` against calling the sum
+//!   directly from the main thread (the median of 31 each);
+//! - 1,000 at once: 1,000 trivial closures spawned, then all awaited; futures per second;
+//! - CPU while the executor waits: the CPU time of all the process's threads while a task
+//!   awaits a closure that sleeps 200 ms, against the same 200 ms with nothing running.
+//!
+//! Run: `cargo bench --bench async` (Linux: CPU time comes from `/proc/self/task`).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+/// CPU time of every thread of the process so far, in nanoseconds.
+fn cpu_ns() -> u64 {
+    let mut total = 0;
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for entry in dir.flatten() {
+            if let Ok(s) = std::fs::read_to_string(entry.path().join("schedstat")) {
+                total += s
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse::<u64>().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Peer {
+    Blitz,
+    SpawnBlocking,
+    RayonOneshot,
+}
+
+const PEERS: [Peer; 3] = [Peer::Blitz, Peer::SpawnBlocking, Peer::RayonOneshot];
+
+impl Peer {
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Blitz => "blitz-par spawn_future",
+            Peer::SpawnBlocking => "tokio spawn_blocking",
+            Peer::RayonOneshot => "rayon::spawn + oneshot",
+        }
+    }
+
+    /// Runs `f` the peer's way and awaits its result.
+    async fn run<R: Send + 'static>(self, f: impl FnOnce() -> R + Send + 'static) -> R {
+        match self {
+            Peer::Blitz => blitz_par::spawn_future(f).await,
+            Peer::SpawnBlocking => tokio::task::spawn_blocking(f).await.unwrap(),
+            Peer::RayonOneshot => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                rayon::spawn(move || {
+                    let _ = tx.send(f());
+                });
+                rx.await.unwrap()
+            }
+        }
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p) as usize]
+}
+
+/// 1,000 round trips per peer, interleaved (one of each in turn), with `idle` between them.
+/// Returns microseconds per peer.
+fn round_trips(runtime: &Runtime, rounds: usize, idle: Duration) -> Vec<Vec<f64>> {
+    let mut times = vec![Vec::with_capacity(rounds); PEERS.len()];
+    runtime.block_on(async {
+        for round in 0..rounds {
+            for k in 0..PEERS.len() {
+                // Rotate who goes first, so that none always follows another's wake-ups.
+                let i = (k + round) % PEERS.len();
+                if !idle.is_zero() {
+                    std::thread::sleep(idle);
+                }
+                let start = Instant::now();
+                let x = PEERS[i].run(move || std::hint::black_box(round)).await;
+                times[i].push(start.elapsed().as_secs_f64() * 1e6);
+                assert_eq!(x, round);
+            }
+        }
+    });
+    times
+}
+
+fn report_round_trips(what: &str, times: &[Vec<f64>]) {
+    println!("round trip, {what}: median (p10 / p90) in us, and against spawn_future");
+    let blitz = median(times[0].clone());
+    for (peer, t) in PEERS.iter().zip(times) {
+        let m = median(t.clone());
+        println!(
+            "  {:<24} {m:>7.1}  ({:>6.1} / {:>7.1})  spawn_future is {:.2}x this",
+            peer.name(),
+            percentile(t.clone(), 0.1),
+            percentile(t.clone(), 0.9),
+            blitz / m
+        );
+    }
+}
+
+fn big_sum(runtime: &Runtime) {
+    use blitz_par::prelude::*;
+    let v: Arc<Vec<i64>> = Arc::new((0..10_000_000i64).map(|x| x ^ 0x55).collect());
+    let expected: i64 = v.iter().sum();
+    let (mut direct, mut awaited) = (Vec::new(), Vec::new());
+    for round in 0..31 {
+        // Alternate which goes first; let the pool fall asleep before each, as between
+        // requests of a server.
+        for first in [round % 2 == 0, round % 2 == 1] {
+            std::thread::sleep(Duration::from_millis(5));
+            let start = Instant::now();
+            if first {
+                let sum: i64 = v.par_iter().sum();
+                direct.push(start.elapsed().as_secs_f64() * 1e3);
+                assert_eq!(sum, expected);
+            } else {
+                let v = v.clone();
+                let sum =
+                    runtime.block_on(blitz_par::spawn_future(move || v.par_iter().sum::<i64>()));
+                awaited.push(start.elapsed().as_secs_f64() * 1e3);
+                assert_eq!(sum, expected);
+            }
+        }
+    }
+    let (d, a) = (median(direct), median(awaited));
+    println!(
+        "10M i64 par_iter().sum(), median of 31 after 5 ms idle each: direct {d:.2} ms, \
+         spawn_future {a:.2} ms ({:.3}x direct)",
+        a / d
+    );
+}
+
+fn in_flight(runtime: &Runtime) {
+    const AT_ONCE: usize = 1_000;
+    let mut rates = vec![Vec::new(); PEERS.len()];
+    runtime.block_on(async {
+        for round in 0..30 {
+            for k in 0..PEERS.len() {
+                let i = (k + round) % PEERS.len();
+                let peer = PEERS[i];
+                let start = Instant::now();
+                let futures: Vec<_> = (0..AT_ONCE)
+                    .map(|j| peer.run(move || std::hint::black_box(j) * 2))
+                    .collect();
+                // `join_all` polls each once (spawning its work: the async blocks start on
+                // their first poll), then as woken.
+                let results = futures::future::join_all(futures).await;
+                let secs = start.elapsed().as_secs_f64();
+                assert!(results.iter().enumerate().all(|(j, &r)| r == j * 2));
+                rates[i].push(AT_ONCE as f64 / secs);
+            }
+        }
+    });
+    println!("{AT_ONCE} at once, then all awaited: median futures per second (30 rounds)");
+    for (peer, r) in PEERS.iter().zip(rates) {
+        println!("  {:<24} {:>10.0}", peer.name(), median(r));
+    }
+}
+
+fn cpu_while_waiting(runtime: &Runtime) {
+    const WAIT: Duration = Duration::from_millis(200);
+    let mut idle = Vec::new();
+    let mut waiting = vec![Vec::new(); PEERS.len()];
+    for round in 0..5 {
+        for k in 0..PEERS.len() {
+            let peer = PEERS[(k + round) % PEERS.len()];
+            runtime.block_on(async {
+                // Same start for both windows: a round trip just ended.
+                peer.run(|| ()).await;
+                let start = cpu_ns();
+                tokio::time::sleep(WAIT).await;
+                idle.push((cpu_ns() - start) as f64 / 1e6);
+                peer.run(|| ()).await;
+                let start = cpu_ns();
+                peer.run(|| std::thread::sleep(WAIT)).await;
+                waiting[PEERS.iter().position(|&p| p == peer).unwrap()]
+                    .push((cpu_ns() - start) as f64 / 1e6);
+            });
+        }
+    }
+    println!(
+        "CPU of all threads in ms over 200 ms, median of 5: nothing running {:.2}",
+        median(idle)
+    );
+    for (peer, w) in PEERS.iter().zip(waiting) {
+        println!(
+            "  awaiting a 200 ms sleep, {:<24} {:.2}",
+            peer.name(),
+            median(w)
+        );
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` compatibility
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    // Start every pool before measuring.
+    let _ = round_trips(&runtime, 50, Duration::ZERO);
+    let times = round_trips(&runtime, 1_000, Duration::ZERO);
+    report_round_trips("back to back (1,000 each, interleaved)", &times);
+    let times = round_trips(&runtime, 300, Duration::from_millis(2));
+    report_round_trips("after 2 ms idle each (300 each, interleaved)", &times);
+    big_sum(&runtime);
+    in_flight(&runtime);
+    cpu_while_waiting(&runtime);
+}

@@ -1,0 +1,224 @@
+//! `spawn_future` through the public API: many futures awaited from tokio's multi-threaded
+//! runtime and from `futures::executor::block_on`, all results checked; where the work runs;
+//! cancellation by drop and by timeout, with every capture dropped once.
+//!
+//! A lost wake-up would leave an await pending forever. Each stress run therefore happens on
+//! a thread of its own, and the test waits for it with a deadline (minutes, far beyond the
+//! seconds a run takes even in a debug build on a loaded machine): past it, the test fails and
+//! says how many futures had finished, which tells a lost wake-up (work done, task never
+//! woken) from work that never ran.
+
+use blitz_par::prelude::*;
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(300);
+
+/// Runs `run` on a thread of its own and waits for it at most `DEADLINE`. `progress` is read
+/// for the failure message.
+fn bounded(what: &str, progress: Arc<AtomicUsize>, run: impl FnOnce() + Send + 'static) {
+    let (done, finished) = channel();
+    std::thread::spawn(move || {
+        run();
+        let _ = done.send(());
+    });
+    match finished.recv_timeout(DEADLINE) {
+        Ok(()) => {}
+        Err(RecvTimeoutError::Timeout) => panic!(
+            "{what}: not done after {DEADLINE:?}; {} futures had completed their work",
+            progress.load(Ordering::SeqCst)
+        ),
+        // The run panicked (a wrong result): its own message is above.
+        Err(RecvTimeoutError::Disconnected) => panic!("{what}: the run panicked"),
+    }
+}
+
+/// Sum of `k..k + 1000`.
+fn expected(k: u64) -> u64 {
+    1000 * k + 999 * 1000 / 2
+}
+
+#[test]
+fn hundred_thousand_futures_from_a_tokio_multi_thread_runtime() {
+    const FUTURES: u64 = 100_000;
+    let progress = Arc::new(AtomicUsize::new(0));
+    let done = progress.clone();
+    bounded("100,000 futures on tokio", progress, move || {
+        // The runtime's threads are the ones that poll: the work must never run on them.
+        let pollers: Arc<Mutex<HashSet<ThreadId>>> = Arc::default();
+        let record = pollers.clone();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .on_thread_start(move || {
+                record.lock().unwrap().insert(std::thread::current().id());
+            })
+            .build()
+            .unwrap();
+        let wrong = runtime.block_on(async move {
+            let tasks: Vec<_> = (0..FUTURES)
+                .map(|k| {
+                    let (done, pollers) = (done.clone(), pollers.clone());
+                    tokio::spawn(async move {
+                        let sum = blitz_par::spawn_future(move || {
+                            assert!(
+                                !pollers
+                                    .lock()
+                                    .unwrap()
+                                    .contains(&std::thread::current().id()),
+                                "the work ran on an executor thread"
+                            );
+                            let sum: u64 = (k..k + 1000).into_par_iter().sum();
+                            done.fetch_add(1, Ordering::SeqCst);
+                            sum
+                        })
+                        .await;
+                        sum != expected(k)
+                    })
+                })
+                .collect();
+            let mut wrong = 0;
+            for task in tasks {
+                wrong += usize::from(task.await.unwrap());
+            }
+            wrong
+        });
+        assert_eq!(wrong, 0, "futures with a wrong sum");
+    });
+}
+
+#[test]
+fn ten_thousand_futures_through_block_on() {
+    let progress = Arc::new(AtomicUsize::new(0));
+    let done = progress.clone();
+    bounded("10,000 futures through block_on", progress, move || {
+        // One at a time: each await races its own completion (register, then check).
+        for k in 0..5_000u64 {
+            let done = done.clone();
+            let sum = futures::executor::block_on(blitz_par::spawn_future(move || {
+                let sum: u64 = (k..k + 1000).into_par_iter().sum();
+                done.fetch_add(1, Ordering::SeqCst);
+                sum
+            }));
+            assert_eq!(sum, expected(k));
+        }
+        // All at once, polled by one `join_all` that re-polls each as it is woken.
+        let futures: Vec<_> = (0..5_000u64)
+            .map(|k| {
+                let done = done.clone();
+                blitz_par::spawn_future(move || {
+                    let v: Vec<u64> = (k..k + 1000).collect();
+                    done.fetch_add(1, Ordering::SeqCst);
+                    v.par_iter().sum::<u64>()
+                })
+            })
+            .collect();
+        let sums = futures::executor::block_on(futures::future::join_all(futures));
+        for (k, sum) in sums.into_iter().enumerate() {
+            assert_eq!(sum, expected(k as u64));
+        }
+    });
+}
+
+/// Counts drops of a closure's capture.
+struct Capture(Arc<AtomicUsize>);
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn timeouts_cancel_and_every_capture_drops_once() {
+    const FUTURES: usize = 2_000;
+    let drops = Arc::new(AtomicUsize::new(0));
+    let ran = Arc::new(AtomicUsize::new(0));
+    let (d, r) = (drops.clone(), ran.clone());
+    bounded("timeouts", ran.clone(), move || {
+        let pool = Arc::new(
+            blitz_par::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap(),
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
+            .build()
+            .unwrap();
+        let finished = runtime.block_on(async move {
+            let tasks: Vec<_> = (0..FUTURES)
+                .map(|i| {
+                    let (pool, capture, ran) = (pool.clone(), Capture(d.clone()), r.clone());
+                    tokio::spawn(async move {
+                        let future = pool.spawn_future(move || {
+                            let _capture = &capture;
+                            ran.fetch_add(1, Ordering::SeqCst);
+                            // Long enough that many time out while queued or running.
+                            (0..20_000u64).into_par_iter().map(|x| x % 7).sum::<u64>()
+                        });
+                        // Some are dropped at once, the others after a short timeout.
+                        if i % 3 == 0 {
+                            drop(future);
+                            return None;
+                        }
+                        tokio::time::timeout(Duration::from_micros(50), future)
+                            .await
+                            .ok()
+                    })
+                })
+                .collect();
+            let mut finished = 0;
+            for task in tasks {
+                if let Some(sum) = task.await.unwrap() {
+                    assert_eq!(sum, (0..20_000u64).map(|x| x % 7).sum::<u64>());
+                    finished += 1;
+                }
+            }
+            finished
+        });
+        // Every task's closure is gone by now, run or not: each capture dropped exactly once.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while drops.load(Ordering::SeqCst) < FUTURES && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(drops.load(Ordering::SeqCst), FUTURES);
+        assert!(ran.load(Ordering::SeqCst) >= finished);
+    });
+}
+
+#[test]
+fn a_future_moves_between_runtime_threads_and_is_still_woken() {
+    let progress = Arc::new(AtomicUsize::new(0));
+    bounded("moved future", progress, || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            for round in 0..200u64 {
+                let (tx, rx) = channel::<()>();
+                let mut future = blitz_par::spawn_future(move || {
+                    rx.recv().unwrap();
+                    round
+                });
+                // Poll once here (registering this task's waker), then hand the future to
+                // another task, which registers its own.
+                let first = std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(std::pin::Pin::new(&mut future).poll(cx))
+                })
+                .await;
+                assert!(first.is_pending());
+                let other = tokio::spawn(future);
+                tokio::task::yield_now().await;
+                tx.send(()).unwrap();
+                assert_eq!(other.await.unwrap(), round);
+            }
+        });
+    });
+}
