@@ -20,7 +20,7 @@
 use super::future_slot::{Cancel, FutureSlot};
 use super::job::{JobHeader, JobRef};
 use super::pool::{current_registry, ThreadPool, GLOBAL};
-use super::registry::{current_seat, Registry};
+use super::registry::Registry;
 use crate::sync::UnsafeCell;
 use std::cell::Cell;
 use std::fmt;
@@ -295,7 +295,7 @@ where
     unsafe fn execute(header: NonNull<JobHeader>) {
         // SAFETY: by contract, the pointer and the strong count of `into_job_ref`.
         let task = unsafe { Arc::from_raw(header.as_ptr().cast_const().cast::<Task<F, R>>()) };
-        if !task.registry.runs_main_loop(current_seat()) {
+        if !task.registry.current_runs_main_loop() {
             // A guest, or a `use_current_thread` builder, found the job in the injector while
             // it waited inside a parallel call: the closure must not run on that thread.
             return task.pass_on();

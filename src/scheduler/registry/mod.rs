@@ -125,12 +125,13 @@ impl Registry {
         self.first_main_loop_worker..self.num_workers
     }
 
-    /// Whether `seat`, the calling thread's, is one of the
-    /// [`main_loop_workers`](Self::main_loop_workers).
+    /// Whether the calling thread is one of the [`main_loop_workers`](Self::main_loop_workers).
     #[inline]
-    pub(crate) fn runs_main_loop(&self, seat: *const Seat) -> bool {
-        // SAFETY: an owned seat is a live seat of this registry.
-        self.owns(seat) && self.main_loop_workers().contains(&unsafe { (*seat).index })
+    pub(crate) fn current_runs_main_loop(&self) -> bool {
+        Owner::with_current(|owner| {
+            self.owns(owner)
+                && owner.is_some_and(|owner| self.main_loop_workers().contains(&owner.seat().index))
+        })
     }
 
     #[inline]
