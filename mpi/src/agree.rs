@@ -19,8 +19,8 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 
 use mpi::collective::CommunicatorCollectives;
-use mpi::topology::Communicator;
 use mpi::collective::Root;
+use mpi::topology::Communicator;
 
 use crate::Error;
 
@@ -150,7 +150,7 @@ where
             rank,
             message: format!(
                 "it called a different operation or step than rank 0 (rank 0: `{}` step {})",
-                step_name_of(comm, first, step),
+                step_name_of(first, step),
                 first[0] & 0xff
             ),
         });
@@ -194,7 +194,7 @@ where
 
 /// The name of rank 0's step, when it is this operation's (the common case of a mismatch is
 /// two ranks at different steps of one operation); else a placeholder.
-fn step_name_of<C: Communicator + ?Sized>(_comm: &C, header: &[u64], step: Step) -> &'static str {
+fn step_name_of(header: &[u64], step: Step) -> &'static str {
     if header[0] >> 8 == step.code() >> 8 {
         step.name
     } else {
@@ -244,7 +244,10 @@ mod tests {
         let b = catch(|| std::panic::panic_any(5u8));
         panic::set_hook(prev);
         assert_eq!(a.unwrap_err(), "boom 7");
-        assert_eq!(b.unwrap_err(), "a panic with a payload that is not a string");
+        assert_eq!(
+            b.unwrap_err(),
+            "a panic with a payload that is not a string"
+        );
         assert_eq!(catch(|| 3), Ok(3));
     }
 }

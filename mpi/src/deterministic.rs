@@ -79,23 +79,27 @@ where
         }
 
         // The items that continue a leaf begun on an earlier rank go to that leaf's owner.
+        let heads: Vec<(usize, usize)> = (0..size).map(|rank| layout.head(rank)).collect();
         let mut send_counts = vec![0; size];
         let mut recv_counts = vec![0; size];
-        for rank in 0..size {
-            let (owner, head) = layout.head(rank);
-            if head > 0 {
-                if rank == me {
-                    send_counts[owner] = head;
-                }
-                if owner == me {
-                    recv_counts[rank] = head;
-                }
+        for (rank, &(owner, head)) in heads.iter().enumerate() {
+            if rank == me {
+                send_counts[owner] += head;
+            }
+            if owner == me && rank != me {
+                recv_counts[rank] = head;
             }
         }
-        let tail = if (0..size).any(|r| layout.head(r).1 > 0) {
-            let head = layout.head(me).1;
+        let tail = if heads.iter().any(|&(_, head)| head > 0) {
+            let head = heads[me].1;
             let largest = LEAF_LEN * size;
-            raw::all_to_all_varcount(comm, &self.local[..head], &send_counts, &recv_counts, largest)
+            raw::all_to_all_varcount(
+                comm,
+                &self.local[..head],
+                &send_counts,
+                &recv_counts,
+                largest,
+            )
         } else {
             Vec::new()
         };
@@ -126,7 +130,9 @@ where
                 .collect()
         });
         let (nodes, node_counts) =
-            agree::<T, _, _>(comm, step.next(), LEAF_LEN as u64, nodes, |n| n.len() as u64)?;
+            agree::<T, _, _>(comm, step.next(), LEAF_LEN as u64, nodes, |n| {
+                n.len() as u64
+            })?;
 
         let counts: Vec<usize> = node_counts.iter().map(|&c| c as usize).collect();
         let values: Vec<T> = nodes.iter().map(|n| n.2).collect();
@@ -178,7 +184,10 @@ pub(crate) fn reduce_tree<T: Copy, F: Fn(T, T) -> T>(values: &[T], op: &F) -> T 
         return values[0];
     }
     let mid = values.len().next_power_of_two() / 2;
-    op(reduce_tree(&values[..mid], op), reduce_tree(&values[mid..], op))
+    op(
+        reduce_tree(&values[..mid], op),
+        reduce_tree(&values[mid..], op),
+    )
 }
 
 /// The value of leaves `[lo, hi)` from the nodes the ranks computed.
@@ -239,7 +248,10 @@ impl Layout {
     /// The leaves `rank` owns (those whose first item it holds): `[first, end)`.
     fn leaves(&self, rank: usize) -> (usize, usize) {
         let (a, b) = (self.start[rank], self.start[rank + 1]);
-        (a.div_ceil(LEAF_LEN), b.div_ceil(LEAF_LEN).max(a.div_ceil(LEAF_LEN)))
+        (
+            a.div_ceil(LEAF_LEN),
+            b.div_ceil(LEAF_LEN).max(a.div_ceil(LEAF_LEN)),
+        )
     }
 
     /// The owner of the leaf that `rank`'s first items continue, and how many items those are
@@ -251,12 +263,10 @@ impl Layout {
         }
         let leaf_start = a / LEAF_LEN * LEAF_LEN;
         let head = (a.div_ceil(LEAF_LEN) * LEAF_LEN).min(b) - a;
-        // The owner: the rank whose part holds item `leaf_start` (the last rank starting at or
-        // before it with a non-empty part).
-        let owner = (0..rank)
-            .rev()
-            .find(|&r| self.start[r] <= leaf_start && leaf_start < self.start[r + 1])
-            .expect("an earlier rank holds the leaf's first item");
+        // The owner: the last rank whose part starts at or before `leaf_start`, which holds it
+        // (the part after it starts past `leaf_start`, so its own part is not empty).
+        let owner = self.start.partition_point(|&s| s <= leaf_start) - 1;
+        debug_assert!(owner < rank);
         (owner, head)
     }
 }
@@ -321,7 +331,11 @@ mod tests {
             return v.clone();
         }
         let mid = lo + (hi - lo).next_power_of_two() / 2;
-        format!("({} {})", evaluate_strings(lo, mid, known), evaluate_strings(mid, hi, known))
+        format!(
+            "({} {})",
+            evaluate_strings(lo, mid, known),
+            evaluate_strings(mid, hi, known)
+        )
     }
 
     #[test]

@@ -72,10 +72,10 @@ pub use sort::{
 /// the rest of MPI.
 pub use mpi;
 
-/// The traits a program needs: [`AcrossRanks`], and rsmpi's communicator traits.
+/// The traits a program needs: [`AcrossRanks`], and rsmpi's communicator and root traits.
 pub mod prelude {
     pub use crate::AcrossRanks;
-    pub use mpi::traits::{Communicator, CommunicatorCollectives};
+    pub use mpi::traits::{Communicator, CommunicatorCollectives, Root};
 }
 
 /// Initialises MPI with the thread support the operations need when called from this thread

@@ -170,7 +170,12 @@ where
 }
 
 /// `root`'s `data` (of `len` elements) on every rank; `data` is ignored elsewhere.
-pub(crate) fn broadcast<T, C>(comm: &C, root: usize, data: &[T], len: usize) -> Result<Vec<T>, Error>
+pub(crate) fn broadcast<T, C>(
+    comm: &C,
+    root: usize,
+    data: &[T],
+    len: usize,
+) -> Result<Vec<T>, Error>
 where
     T: Equivalence + Copy,
     C: Communicator + ?Sized,

@@ -81,9 +81,8 @@ where
     {
         let step = Step::new("reduce");
         let local = catch(|| self.local.par_iter().copied().reduce_with(&op));
-        let (partial, present) = agree::<T, _, _>(self.comm, step, 0, local, |p| {
-            u64::from(p.is_some())
-        })?;
+        let (partial, present) =
+            agree::<T, _, _>(self.comm, step, 0, local, |p| u64::from(p.is_some()))?;
         let partials = self.gather_partials(partial, &present)?;
         self.finish(|| partials.into_iter().reduce(&op))
     }
@@ -229,7 +228,13 @@ where
         })
     }
 
-    fn scan<F>(&self, step: Step, identity: Option<T>, op: F, inclusive: bool) -> Result<Vec<T>, Error>
+    fn scan<F>(
+        &self,
+        step: Step,
+        identity: Option<T>,
+        op: F,
+        inclusive: bool,
+    ) -> Result<Vec<T>, Error>
     where
         F: Fn(T, T) -> T + Sync + Send,
     {
@@ -238,7 +243,13 @@ where
         let totals = catch(|| {
             let totals = local
                 .par_chunks(SCAN_BLOCK)
-                .map(|block| block.iter().copied().reduce(&op).expect("blocks are not empty"))
+                .map(|block| {
+                    block
+                        .iter()
+                        .copied()
+                        .reduce(&op)
+                        .expect("blocks are not empty")
+                })
                 .collect::<Vec<T>>();
             let rank_total = totals.iter().copied().reduce(&op);
             (totals, rank_total)
@@ -270,7 +281,12 @@ where
 }
 
 /// Scans `block` in place from `carry` (`None`: nothing before it; only for an inclusive scan).
-fn scan_block<T: Copy, F: Fn(T, T) -> T>(block: &mut [T], carry: Option<T>, op: &F, inclusive: bool) {
+fn scan_block<T: Copy, F: Fn(T, T) -> T>(
+    block: &mut [T],
+    carry: Option<T>,
+    op: &F,
+    inclusive: bool,
+) {
     let mut acc = carry;
     for x in block {
         let item = *x;

@@ -54,7 +54,9 @@ fn launch() -> ExitCode {
         let mut child = match child {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("cannot start `{mpirun}` ({e}): install MPI (openmpi-bin, libopenmpi-dev)");
+                eprintln!(
+                    "cannot start `{mpirun}` ({e}): install MPI (openmpi-bin, libopenmpi-dev)"
+                );
                 return ExitCode::FAILURE;
             }
         };
@@ -224,9 +226,21 @@ fn check_reductions<C: Communicator>(
     let rank = world.rank() as usize;
     let ints: Vec<u64> = (0..n).map(|_| splitmix(state) >> 20).collect();
     let local = cut.part(&ints, rank);
-    assert_eq!(local.across(world).sum().unwrap(), ints.par_iter().sum::<u64>(), "{context}");
-    assert_eq!(local.across(world).min().unwrap(), ints.iter().copied().min(), "{context}");
-    assert_eq!(local.across(world).max().unwrap(), ints.iter().copied().max(), "{context}");
+    assert_eq!(
+        local.across(world).sum().unwrap(),
+        ints.par_iter().sum::<u64>(),
+        "{context}"
+    );
+    assert_eq!(
+        local.across(world).min().unwrap(),
+        ints.iter().copied().min(),
+        "{context}"
+    );
+    assert_eq!(
+        local.across(world).max().unwrap(),
+        ints.iter().copied().max(),
+        "{context}"
+    );
     assert_eq!(
         local.across(world).reduce(|a, b| a ^ b).unwrap(),
         ints.iter().copied().reduce(|a, b| a ^ b),
@@ -251,8 +265,13 @@ fn check_reductions<C: Communicator>(
         .collect();
     let local_floats = cut.part(&floats, rank);
     let sum = local_floats.across(world).deterministic().sum().unwrap();
-    let expected = tree_reduce(&floats, &|a, b| a + b).unwrap_or_else(|| std::iter::empty::<f64>().sum());
-    assert_eq!(sum.to_bits(), expected.to_bits(), "deterministic sum, {context}");
+    let expected =
+        tree_reduce(&floats, &|a, b| a + b).unwrap_or_else(|| std::iter::empty::<f64>().sum());
+    assert_eq!(
+        sum.to_bits(),
+        expected.to_bits(),
+        "deterministic sum, {context}"
+    );
     assert_eq!(
         local_floats.across(world).min_by(f64::total_cmp).unwrap(),
         floats.iter().copied().min_by(f64::total_cmp),
@@ -268,7 +287,13 @@ fn check_reductions<C: Communicator>(
     7
 }
 
-fn check_scans<C: Communicator>(world: &C, cut: &Cut, n: usize, state: &mut u64, context: &str) -> usize {
+fn check_scans<C: Communicator>(
+    world: &C,
+    cut: &Cut,
+    n: usize,
+    state: &mut u64,
+    context: &str,
+) -> usize {
     let rank = world.rank() as usize;
     let ints: Vec<u64> = (0..n).map(|_| splitmix(state)).collect();
     let local = cut.part(&ints, rank);
@@ -312,29 +337,50 @@ fn check_scans<C: Communicator>(world: &C, cut: &Cut, n: usize, state: &mut u64,
         })
         .collect();
     let got = local_maps.across(world).inclusive_scan(compose).unwrap();
-    assert_eq!(got, cut.part(&prefix, rank), "non-commutative scan, {context}");
+    assert_eq!(
+        got,
+        cut.part(&prefix, rank),
+        "non-commutative scan, {context}"
+    );
     3
 }
 
-fn check_sorts<C: Communicator>(world: &C, cut: &Cut, n: usize, state: &mut u64, context: &str) -> usize {
+fn check_sorts<C: Communicator>(
+    world: &C,
+    cut: &Cut,
+    n: usize,
+    state: &mut u64,
+    context: &str,
+) -> usize {
     let rank = world.rank() as usize;
     let size = world.size() as usize;
     let mut checks = 0;
     let distinct: Vec<u64> = (0..n).map(|_| splitmix(state)).collect();
     let few: Vec<u64> = (0..n).map(|_| splitmix(state) % 3).collect();
     let equal = vec![42u64; n];
-    for (name, global) in [("distinct", &distinct), ("three keys", &few), ("equal", &equal)] {
+    for (name, global) in [
+        ("distinct", &distinct),
+        ("three keys", &few),
+        ("equal", &equal),
+    ] {
         let local = cut.part(global, rank).to_vec();
         let part = blitz_par_mpi::par_sort_unstable(world, local).unwrap();
         let mut expected = global.clone();
         expected.par_sort_unstable();
-        check_part(world, &part, &expected, &format!("par_sort_unstable, {name}, {context}"));
+        check_part(
+            world,
+            &part,
+            &expected,
+            &format!("par_sort_unstable, {name}, {context}"),
+        );
         // Balanced within 10% of N / P, once N is large enough for the bound (54 P^2).
         if n >= 54 * size * size * blitz_par_mpi::OVERSAMPLING / 32 && n >= 1000 {
             let ideal = n as f64 / size as f64;
             let lengths = lengths_of(world, part.len());
             assert!(
-                lengths.iter().all(|&l| (l as f64 - ideal).abs() <= 0.1 * ideal),
+                lengths
+                    .iter()
+                    .all(|&l| (l as f64 - ideal).abs() <= 0.1 * ideal),
                 "balance {lengths:?}, {name}, {context}"
             );
         }
@@ -351,15 +397,27 @@ fn check_sorts<C: Communicator>(world: &C, cut: &Cut, n: usize, state: &mut u64,
     let part = blitz_par_mpi::par_sort_by_key(world, local, |r| r.key).unwrap();
     let mut expected = records.clone();
     expected.par_sort_by_key(|r| r.key);
-    check_part(world, &part, &expected, &format!("par_sort_by_key, {context}"));
+    check_part(
+        world,
+        &part,
+        &expected,
+        &format!("par_sort_by_key, {context}"),
+    );
 
-    let floats: Vec<f64> = (0..n).map(|_| f64::from_bits(splitmix(state) >> 2)).collect();
+    let floats: Vec<f64> = (0..n)
+        .map(|_| f64::from_bits(splitmix(state) >> 2))
+        .collect();
     let local = cut.part(&floats, rank).to_vec();
     let part = blitz_par_mpi::par_sort_by(world, local, f64::total_cmp).unwrap();
     let mut expected = floats.clone();
     expected.par_sort_by(f64::total_cmp);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    check_part(world, &bits(&part), &bits(&expected), &format!("par_sort_by, {context}"));
+    check_part(
+        world,
+        &bits(&part),
+        &bits(&expected),
+        &format!("par_sort_by, {context}"),
+    );
 
     let local = cut.part(&few, rank).to_vec();
     let part = blitz_par_mpi::par_sort(world, local).unwrap();
@@ -380,7 +438,10 @@ fn check_part<C: Communicator, T: PartialEq + std::fmt::Debug>(
     let lengths = lengths_of(world, part.len());
     assert_eq!(lengths.iter().sum::<usize>(), expected.len(), "{context}");
     let start: usize = lengths[..rank].iter().sum();
-    assert!(part == &expected[start..start + part.len()], "{context}: rank {rank}'s part differs");
+    assert!(
+        part == &expected[start..start + part.len()],
+        "{context}: rank {rank}'s part differs"
+    );
 }
 
 fn check_failures<C: Communicator>(world: &C) -> usize {
@@ -389,7 +450,9 @@ fn check_failures<C: Communicator>(world: &C) -> usize {
     let last = size - 1;
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let data: Vec<u64> = (0..20_000u64).map(|i| i * 7919 % 10_007 + rank as u64).collect();
+    let data: Vec<u64> = (0..20_000u64)
+        .map(|i| i * 7919 % 10_007 + rank as u64)
+        .collect();
 
     // An operator that panics on the last rank only.
     let got = data.across(world).reduce(|a, b| {
@@ -428,7 +491,14 @@ fn check_failures<C: Communicator>(world: &C) -> usize {
         a.cmp(b)
     });
     let message = format!("comparator failed on rank {last}");
-    assert_eq!(got, Err(Error::Panicked { rank: last, message }), "sort");
+    assert_eq!(
+        got,
+        Err(Error::Panicked {
+            rank: last,
+            message
+        }),
+        "sort"
+    );
 
     std::panic::set_hook(quiet);
 
@@ -442,7 +512,10 @@ fn check_failures<C: Communicator>(world: &C) -> usize {
         };
         match got {
             Err(Error::Mismatch { rank: 1, message }) => {
-                assert!(message.contains("i64") && message.contains("u64"), "{message}")
+                assert!(
+                    message.contains("i64") && message.contains("u64"),
+                    "{message}"
+                )
             }
             other => panic!("mismatched types gave {other:?}"),
         }

@@ -18,9 +18,9 @@
 //! as the input did, and the merge takes equal elements in sender order.
 //!
 //! **Balance.** A sample stands for at most `ceil(n_i / s)` elements of its rank, so a
-//! splitter's weighted quantile misses its true rank by less than `N / s + 2P`, and a rank's
-//! part differs from `N / P` by less than `2 (N / s + 2P)`: with `s = 32 P`, that is
-//! `N / (16 P) + 4P`, within 10% of `N / P` once `N >= 110 P^2`, whatever the keys. The
+//! splitter's weighted quantile misses its true rank by less than `N / s + P`, and a rank's
+//! part differs from `N / P` by less than `2 (N / s + P)`: with `s = 32 P`, that is
+//! `N / (16 P) + 2P`, within 10% of `N / P` once `N >= 54 P^2`, whatever the keys. The
 //! crate's README compares this with random sampling at 64 and 1,024 ranks.
 
 mod merge;
@@ -234,7 +234,6 @@ where
     }
     let lengths: Vec<usize> = lengths.iter().map(|&n| n as usize).collect();
     let offset: usize = lengths[..me].iter().sum();
-    let total: usize = lengths.iter().sum();
 
     // 2. Sampling: evenly spaced elements of each sorted part, and their global positions.
     let clock = Instant::now();
@@ -307,7 +306,6 @@ where
     let (merged, _) = agree::<T, _, _>(comm, step.next().next().next().next(), 0, merged, |_| 0)?;
     profile.merge = clock.elapsed();
     debug_assert_eq!(merged.len(), received);
-    let _ = total;
     Ok((merged, profile))
 }
 
@@ -382,8 +380,12 @@ where
     F: Fn(&T, &T) -> Ordering,
 {
     let below = local.partition_point(|x| compare(x, key) == Ordering::Less);
-    let equal_end = below + local[below..].partition_point(|x| compare(x, key) != Ordering::Greater);
-    below + position.saturating_sub(offset + below).min(equal_end - below)
+    let equal_end =
+        below + local[below..].partition_point(|x| compare(x, key) != Ordering::Greater);
+    below
+        + position
+            .saturating_sub(offset + below)
+            .min(equal_end - below)
 }
 
 #[cfg(test)]
@@ -457,7 +459,11 @@ mod tests {
                 ("equal", split_randomly(&vec![5; n], size, &mut state)),
                 (
                     "three keys",
-                    split_randomly(&random.iter().map(|x| x % 3).collect::<Vec<_>>(), size, &mut state),
+                    split_randomly(
+                        &random.iter().map(|x| x % 3).collect::<Vec<_>>(),
+                        size,
+                        &mut state,
+                    ),
                 ),
                 ("one rank", {
                     let mut parts = vec![Vec::new(); size];
