@@ -26,9 +26,11 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["collect", dir, machine] => collect(Path::new(dir), machine),
         ["plot", csv, out] => plot(Path::new(csv), Path::new(out)),
-        _ => Err("usage: blitz-par-charts collect <criterion-dir> <machine>\n       \
+        _ => Err(
+            "usage: blitz-par-charts collect <criterion-dir> <machine>\n       \
                   blitz-par-charts plot <results.csv> <out-dir>"
-            .to_string()),
+                .to_string(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -64,7 +66,10 @@ fn find_files(dir: &Path, name: &str, found: &mut Vec<PathBuf>) -> Result<(), St
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.is_dir() {
             // criterion keeps the previous run under `base/` and the current one under `new/`.
-            if path.file_name().is_some_and(|n| n != "base" && n != "change") {
+            if path
+                .file_name()
+                .is_some_and(|n| n != "base" && n != "change")
+            {
                 find_files(&path, name, found)?;
             }
         } else if path.file_name().is_some_and(|n| n == name) {
@@ -98,12 +103,18 @@ fn collect(dir: &Path, machine: &str) -> Result<(), String> {
             return Err(format!("{}: no median", file.display()));
         };
         let mut workload = group;
-        for part in [Some(variant.to_string()), field("value_str")].into_iter().flatten() {
+        for part in [Some(variant.to_string()), field("value_str")]
+            .into_iter()
+            .flatten()
+        {
             if !part.is_empty() {
                 workload = format!("{workload} {part}");
             }
         }
-        rows.push(format!("{machine},{},{library},{median:.1}", workload.replace(',', ";")));
+        rows.push(format!(
+            "{machine},{},{library},{median:.1}",
+            workload.replace(',', ";")
+        ));
     }
     rows.sort();
     for row in rows {
@@ -124,10 +135,18 @@ fn read_csv(path: &Path) -> Result<Table, String> {
         }
         let fields: Vec<&str> = line.split(',').collect();
         let [machine, workload, library, nanos] = fields[..] else {
-            return Err(format!("{}:{}: expected 4 fields", path.display(), number + 1));
+            return Err(format!(
+                "{}:{}: expected 4 fields",
+                path.display(),
+                number + 1
+            ));
         };
         if !LIBRARIES.contains(&library) {
-            return Err(format!("{}:{}: unknown library {library:?}", path.display(), number + 1));
+            return Err(format!(
+                "{}:{}: unknown library {library:?}",
+                path.display(),
+                number + 1
+            ));
         }
         let nanos: f64 = nanos
             .parse()
@@ -145,7 +164,13 @@ fn read_csv(path: &Path) -> Result<Table, String> {
 fn slug(name: &str) -> String {
     let mut slug: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     while slug.contains("--") {
         slug = slug.replace("--", "-");
@@ -161,7 +186,12 @@ fn plot(csv: &Path, out: &Path) -> Result<(), String> {
         let rows: Vec<(&String, f64, f64, f64)> = workloads
             .iter()
             .filter_map(|(name, libs)| {
-                Some((name, libs.get("sequential")?.to_owned(), *libs.get("blitz-par")?, *libs.get("rayon")?))
+                Some((
+                    name,
+                    libs.get("sequential")?.to_owned(),
+                    *libs.get("blitz-par")?,
+                    *libs.get("rayon")?,
+                ))
             })
             .collect();
         if rows.is_empty() {
@@ -217,7 +247,10 @@ fn bars(
     let height = 110 + row_height * rows.len() as u32;
     let root = SVGBackend::new(file, (820, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| error(&e))?;
-    let top = rows.iter().flat_map(|(_, v)| v.iter().copied()).fold(reference, f64::max);
+    let top = rows
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .fold(reference, f64::max);
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(12)
@@ -233,8 +266,8 @@ fn bars(
         .draw()
         .map_err(|e| error(&e))?;
     // The workload names, right-aligned against the axis at the middle of each row.
-    let label_style = TextStyle::from(("sans-serif", 12).into_font())
-        .pos(Pos::new(HPos::Right, VPos::Center));
+    let label_style =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (i, (name, _)) in rows.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(0.0, i as f64 + 0.5));
         root.draw(&Text::new(name.as_str(), (x - 6, y), label_style.clone()))
@@ -252,12 +285,16 @@ fn bars(
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
         // The value at the end of each bar.
-        let value_style = TextStyle::from(("sans-serif", 10).into_font())
-            .pos(Pos::new(HPos::Left, VPos::Center));
+        let value_style =
+            TextStyle::from(("sans-serif", 10).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
         chart
             .draw_series(rows.iter().enumerate().map(|(i, (_, values))| {
                 let middle = i as f64 + band * (s as f64 + 1.0);
-                Text::new(format!("{:.2}", values[s]), (values[s], middle), value_style.clone())
+                Text::new(
+                    format!("{:.2}", values[s]),
+                    (values[s], middle),
+                    value_style.clone(),
+                )
             }))
             .map_err(|e| error(&e))?;
     }
