@@ -16,6 +16,7 @@
 //! `sync` (atomics, futex, padding; the one module loom replaces), `scheduler` (deques, jobs,
 //! latches, sleep/wake, pools, `join`, `scope`), `iter` (parallel iterators and their one
 //! splitting driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -33,6 +34,17 @@ pub mod str;
 mod algo;
 
 mod compat;
+
+mod integrations;
+#[cfg(feature = "hashbrown")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hashbrown")))]
+pub use integrations::hashbrown;
+#[cfg(feature = "indexmap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "indexmap")))]
+pub use integrations::indexmap;
+#[cfg(feature = "indicatif")]
+#[cfg_attr(docsrs, doc(cfg(feature = "indicatif")))]
+pub use integrations::indicatif;
 
 pub use compat::{array, collections, option, range, range_inclusive, result, string, vec};
 

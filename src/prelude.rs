@@ -7,3 +7,9 @@ pub use crate::iter::{
 };
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;
+#[cfg(feature = "indicatif")]
+pub use crate::indicatif::ParallelProgressIterator;
+#[cfg(feature = "hashbrown")]
+pub use crate::hashbrown::{ParallelHashMapExt, ParallelHashSetExt};
+#[cfg(feature = "indexmap")]
+pub use crate::indexmap::{ParallelIndexMapExt, ParallelIndexSetExt, ParallelMapSliceExt};
