@@ -1,18 +1,35 @@
 //! `cargo run --release --example demo`: blitz-par's common uses on generated data, each
-//! checked against the sequential result and timed against it (best of a few runs).
+//! checked against the sequential result and timed against it (best of a few runs), and a
+//! summary at the end.
 
 use blitz_par::prelude::*;
 use blitz_par::SyncPtr;
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
+
+/// One line of the summary: a workload's name and its best sequential and parallel times.
+struct Row {
+    name: String,
+    seq: Duration,
+    par: Duration,
+}
+
+impl Row {
+    fn speedup(&self) -> f64 {
+        self.seq.as_secs_f64() / self.par.as_secs_f64().max(1e-12)
+    }
+}
 
 /// The best time of a sequential and a parallel closure over `runs` rounds, and their last
 /// results. The two alternate (sequential first in even rounds, parallel first in odd ones),
 /// so that neither runs while the machine is still warming up or the data still settling.
-struct Race {
+struct Race<'s> {
     runs: usize,
+    /// Every workload raced so far, for the summary.
+    rows: &'s RefCell<Vec<Row>>,
 }
 
-impl Race {
+impl Race<'_> {
     /// Times `seq` and `par` on fresh inputs from `setup`, which is not timed (a copy of the
     /// data to sort in place), checks that they agree, and prints both times.
     fn on<I, R: PartialEq + std::fmt::Debug>(
@@ -42,12 +59,18 @@ impl Race {
             seq_r, par_r,
             "{name}: parallel result differs from sequential"
         );
-        let ratio = best[0].as_secs_f64() / best[1].as_secs_f64().max(1e-12);
+        let row = Row {
+            name: name.to_string(),
+            seq: best[0],
+            par: best[1],
+        };
         println!(
-            "{name:<44} sequential {:>9.3} ms   blitz-par {:>9.3} ms   speedup {ratio:>5.2}x",
-            best[0].as_secs_f64() * 1e3,
-            best[1].as_secs_f64() * 1e3,
+            "{name:<44} sequential {:>9.3} ms   blitz-par {:>9.3} ms   speedup {:>5.2}x",
+            row.seq.as_secs_f64() * 1e3,
+            row.par.as_secs_f64() * 1e3,
+            row.speedup(),
         );
+        self.rows.borrow_mut().push(row);
     }
 
     /// [`Race::on`] for closures that need no input.
@@ -71,12 +94,20 @@ fn main() {
         .map(|x| x.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64) >> 20)
         .collect();
 
-    Race { runs: 5 }.run(
+    let rows = RefCell::new(Vec::new());
+    Race {
+        runs: 5,
+        rows: &rows,
+    }
+    .run(
         "par_iter().sum() of 10M i64",
         || data.iter().sum::<i64>(),
         || data.par_iter().sum::<i64>(),
     );
-    let race = Race { runs: 3 };
+    let race = Race {
+        runs: 3,
+        rows: &rows,
+    };
 
     race.run(
         "map/filter/collect pipeline over 10M i64",
@@ -136,5 +167,33 @@ fn main() {
             v.par_sort_unstable();
             v
         },
+    );
+
+    summarize(&rows.into_inner());
+}
+
+/// Prints what the runs above add up to, in a few lines.
+fn summarize(rows: &[Row]) {
+    let threads = blitz_par::current_num_threads();
+    let geomean = (rows.iter().map(|r| r.speedup().ln()).sum::<f64>() / rows.len() as f64).exp();
+    let by_speedup = |a: &&Row, b: &&Row| a.speedup().total_cmp(&b.speedup());
+    let best = rows.iter().max_by(by_speedup).expect("some workloads");
+    let worst = rows.iter().min_by(by_speedup).expect("some workloads");
+    let (seq, par) = rows.iter().fold((0.0, 0.0), |(s, p), r| {
+        (s + r.seq.as_secs_f64(), p + r.par.as_secs_f64())
+    });
+    println!();
+    println!("Summary ({threads} threads, best of 3 to 5 runs each):");
+    println!(
+        "  {} workloads, every parallel result equal to the sequential one",
+        rows.len()
+    );
+    println!("  speedup over sequential: {geomean:.2}x on average (geometric mean)");
+    println!("  best:  {:.2}x  {}", best.speedup(), best.name);
+    println!("  worst: {:.2}x  {}", worst.speedup(), worst.name);
+    println!(
+        "  all workloads: {:.0} ms sequential, {:.0} ms with blitz-par",
+        seq * 1e3,
+        par * 1e3
     );
 }

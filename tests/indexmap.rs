@@ -58,7 +58,10 @@ fn iterators_are_indexed_and_keep_the_order() {
     assert_eq!(slice.par_keys().count(), 10);
     let order: Vec<u32> = m.keys().copied().collect();
     assert_eq!(
-        m.clone().into_par_iter().map(|(k, _)| k).collect::<Vec<_>>(),
+        m.clone()
+            .into_par_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>(),
         order
     );
     assert_eq!(
@@ -82,7 +85,10 @@ fn par_drain_takes_the_range_and_keeps_the_rest() {
     assert!(consistent(&m));
 
     let mut s: IndexSet<u32> = (0..100).collect();
-    assert_eq!(s.par_drain(90..).collect::<Vec<_>>(), (90..100).collect::<Vec<_>>());
+    assert_eq!(
+        s.par_drain(90..).collect::<Vec<_>>(),
+        (90..100).collect::<Vec<_>>()
+    );
     assert_eq!(s.len(), 90);
 }
 
@@ -145,7 +151,9 @@ fn sorts_match_indexmaps_sequential_sorts() {
 
 #[test]
 fn set_sorts_match() {
-    let s: IndexSet<i64> = (0..50_000i64).map(|i| (i * 7919) % 50_021 - 25_000).collect();
+    let s: IndexSet<i64> = (0..50_000i64)
+        .map(|i| (i * 7919) % 50_021 - 25_000)
+        .collect();
     let (mut a, mut b) = (s.clone(), s.clone());
     a.par_sort();
     b.sort();

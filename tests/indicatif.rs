@@ -62,11 +62,7 @@ fn indexed_adapters_behind_the_bar_count_through_the_producer() {
 
     // A shorter partner: zip takes as many as the shorter side has; the bar counts those.
     let bar = hidden(v.len() as u64);
-    let n = v
-        .par_iter()
-        .progress_with(bar.clone())
-        .zip(0..1000)
-        .count();
+    let n = v.par_iter().progress_with(bar.clone()).zip(0..1000).count();
     assert_eq!((n, bar.position()), (1000, 1000));
     assert!(!bar.is_finished());
 }
@@ -95,10 +91,7 @@ fn unindexed_iterators_and_item_by_item_folders_count_exactly() {
     assert!(bar.is_finished());
 
     let bar = hidden(10_000);
-    let s: u64 = (0..10_000u64)
-        .par_bridge()
-        .progress_with(bar.clone())
-        .sum();
+    let s: u64 = (0..10_000u64).par_bridge().progress_with(bar.clone()).sum();
     assert_eq!(s, 9_999 * 10_000 / 2);
     assert_eq!(bar.position(), 10_000);
 }

@@ -82,9 +82,9 @@ where
     }
 }
 
-#[cfg(feature = "indexmap")]
-pub mod indexmap;
 #[cfg(feature = "hashbrown")]
 pub mod hashbrown;
+#[cfg(feature = "indexmap")]
+pub mod indexmap;
 #[cfg(feature = "indicatif")]
 pub mod indicatif;

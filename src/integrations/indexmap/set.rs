@@ -1,6 +1,6 @@
-//! Parallel iterators of indexmap's [`IndexSet`] and its [`Slice`], and their parallel
-//! methods, set operations and sorts ([`ParallelIndexSetExt`], [`ParallelSetSliceExt`]):
-//! indexmap's `set::rayon` names. The iterators of the set and its slices are indexed and
+//! Parallel iterators of indexmap's [`IndexSet`] and its [`Slice`], and the set's parallel
+//! methods, set operations and sorts ([`ParallelIndexSetExt`]): indexmap's `set::rayon`
+//! names. The iterators of the set and its slices are indexed and
 //! keep the set's order; the set operations keep the order of the set they start from.
 //!
 //! ```
