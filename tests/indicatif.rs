@@ -69,7 +69,8 @@ fn indexed_adapters_behind_the_bar_count_through_the_producer() {
 
 #[test]
 fn unindexed_iterators_and_item_by_item_folders_count_exactly() {
-    let bar = hidden(0);
+    // A bar of no length: finishing one with a length sets its position to that length.
+    let bar = ProgressBar::hidden();
     let evens = (0..100_000u32)
         .into_par_iter()
         .filter(|x| x % 2 == 0)
@@ -176,7 +177,7 @@ quickcheck! {
     }
 
     fn filtered_collect_matches_and_counts(v: Vec<i16>) -> bool {
-        let bar = hidden(0);
+        let bar = ProgressBar::hidden();
         let kept: Vec<i16> = v
             .par_iter()
             .copied()
