@@ -166,6 +166,35 @@ fn indexmap_maps(c: &mut Criterion) {
             criterion::BatchSize::LargeInput,
         )
     });
+    // String keys: comparisons cost more than hashing, so the parallel sort gains.
+    let strings: IndexMap<String, u64> = (0..n / 4)
+        .map(|k| {
+            (
+                format!("key-{:016x}", k.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                k,
+            )
+        })
+        .collect();
+    group.bench_function("sort_string_keys_250k/seq", |b| {
+        b.iter_batched(
+            || strings.clone(),
+            |mut m| {
+                m.sort_keys();
+                m
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("sort_string_keys_250k/blitz", |b| {
+        b.iter_batched(
+            || strings.clone(),
+            |mut m| {
+                m.par_sort_keys();
+                m
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
     group.finish();
 }
 
