@@ -46,6 +46,15 @@ pub use integrations::indexmap;
 #[cfg_attr(docsrs, doc(cfg(feature = "indicatif")))]
 pub use integrations::indicatif;
 
+/// Code that must not build (doctests marked `compile_fail`, each beside a twin that builds).
+#[cfg(doctest)]
+mod compile_fail;
+
+/// The liveness tests' watchdog, shared with the tests in `tests/`.
+#[cfg(test)]
+#[path = "../tests/common/watchdog.rs"]
+mod watchdog;
+
 pub use compat::{array, collections, option, range, range_inclusive, result, string, vec};
 
 pub mod prelude;

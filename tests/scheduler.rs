@@ -1,10 +1,16 @@
-//! Public-API tests of the scheduler: join, scopes, spawns, broadcasts, pools, panics.
+//! Public-API tests of the scheduler: join, scopes, spawns, broadcasts, pools, panics. A test
+//! whose progress needs a wake-up (a job taken by a worker that sleeps when it starts, a latch
+//! setter waking its waiter) runs under the watchdog, which fails it in bounded time.
+
+#[path = "common/watchdog.rs"]
+mod watchdog;
 
 use blitz_par::{ThreadPool, ThreadPoolBuilder};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
+use watchdog::{within, LIVENESS};
 
 fn pool(n: usize) -> ThreadPool {
     ThreadPoolBuilder::new().num_threads(n).build().unwrap()
@@ -29,27 +35,34 @@ fn join_computes_fib_outside_and_inside_pools() {
 #[test]
 fn join_runs_in_parallel_when_work_is_long() {
     // Two closures that each wait for the other: only completes if they run on two threads.
-    let p = pool(2);
-    let (tx1, rx1) = mpsc::channel::<()>();
-    let (tx2, rx2) = mpsc::channel::<()>();
-    p.install(|| {
-        blitz_par::join(
-            move || {
-                // Keep joining so the heartbeat/split requests have a chance to promote `b`.
-                loop {
-                    if rx2.try_recv().is_ok() {
-                        break;
-                    }
-                    blitz_par::join(std::thread::yield_now, || ());
-                }
-                tx1.send(()).unwrap();
-            },
-            move || {
-                tx2.send(()).unwrap();
-                rx1.recv().unwrap();
-            },
-        )
-    });
+    within(
+        LIVENESS,
+        "a join's `b`, promoted while its `a` kept joining, ran on the other worker",
+        || {
+            let p = pool(2);
+            let (tx1, rx1) = mpsc::channel::<()>();
+            let (tx2, rx2) = mpsc::channel::<()>();
+            p.install(|| {
+                blitz_par::join(
+                    move || {
+                        // Keep joining so the heartbeat/split requests have a chance to
+                        // promote `b`.
+                        loop {
+                            if rx2.try_recv().is_ok() {
+                                break;
+                            }
+                            blitz_par::join(std::thread::yield_now, || ());
+                        }
+                        tx1.send(()).unwrap();
+                    },
+                    move || {
+                        tx2.send(()).unwrap();
+                        rx1.recv().unwrap();
+                    },
+                )
+            });
+        },
+    );
 }
 
 #[test]
@@ -305,14 +318,21 @@ fn spawn_runs_and_panics_reach_the_handler() {
         .build()
         .unwrap();
     p.spawn(|| panic!("spawned"));
-    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), "spawned");
+    let panicked = rx.recv_timeout(Duration::from_secs(60));
+    assert_eq!(
+        panicked.expect("the spawned job's panic reached the handler within 60 s"),
+        "spawned"
+    );
     let (tx2, rx2) = mpsc::channel();
     for i in 0..100 {
         let tx2 = tx2.clone();
         p.spawn(move || tx2.send(i).unwrap());
     }
     let mut got: Vec<i32> = (0..100)
-        .map(|_| rx2.recv_timeout(Duration::from_secs(10)).unwrap())
+        .map(|_| {
+            let sent = rx2.recv_timeout(Duration::from_secs(60));
+            sent.expect("each of 100 spawned jobs ran within 60 s")
+        })
         .collect();
     got.sort();
     assert_eq!(got, (0..100).collect::<Vec<_>>());
@@ -320,6 +340,14 @@ fn spawn_runs_and_panics_reach_the_handler() {
 
 #[test]
 fn dropping_a_pool_waits_for_spawned_work_and_joins_threads() {
+    within(
+        LIVENESS,
+        "a dropped pool's workers ran its spawned jobs, exited and were joined",
+        dropping_a_pool_waits_for_spawned_work_and_joins_threads_body,
+    );
+}
+
+fn dropping_a_pool_waits_for_spawned_work_and_joins_threads_body() {
     let done = Arc::new(AtomicUsize::new(0));
     let exited = Arc::new(AtomicUsize::new(0));
     let e = exited.clone();
@@ -362,6 +390,14 @@ fn broadcast_runs_once_per_thread() {
 
 #[test]
 fn broadcast_from_every_kind_of_caller() {
+    within(
+        LIVENESS,
+        "broadcasts from outside, from another pool and from a guest reached every worker",
+        broadcast_from_every_kind_of_caller_body,
+    );
+}
+
+fn broadcast_from_every_kind_of_caller_body() {
     let p = pool(3);
     let other = pool(2);
     let expected = vec![0, 1, 2];
@@ -430,6 +466,14 @@ fn install_from_another_pool_and_thread_indices() {
 /// after; every other round the waits are long enough for the waiter to fall asleep.
 #[test]
 fn cross_pool_waits_then_the_waiting_pool_is_dropped() {
+    within(
+        LIVENESS,
+        "waits across pools (install, in_place_scope, broadcast) were woken by their setters",
+        cross_pool_waits_then_the_waiting_pool_is_dropped_body,
+    );
+}
+
+fn cross_pool_waits_then_the_waiting_pool_is_dropped_body() {
     let rounds = if cfg!(miri) { 2 } else { 60 };
     std::thread::scope(|s| {
         for t in 0..4usize {
@@ -478,12 +522,18 @@ fn cross_pool_waits_then_the_waiting_pool_is_dropped() {
 #[test]
 fn many_outside_threads_join_at_once() {
     // More outside threads than guest seats: the extra ones fall back to injection.
-    let handles: Vec<_> = (0..80)
-        .map(|_| std::thread::spawn(|| (0..20).map(|_| fib(12)).sum::<u64>()))
-        .collect();
-    for h in handles {
-        assert_eq!(h.join().unwrap(), 20 * 144);
-    }
+    within(
+        LIVENESS,
+        "80 outside threads' joins (16 of them injected, for want of a guest seat) finished",
+        || {
+            let handles: Vec<_> = (0..80)
+                .map(|_| std::thread::spawn(|| (0..20).map(|_| fib(12)).sum::<u64>()))
+                .collect();
+            for h in handles {
+                assert_eq!(h.join().unwrap(), 20 * 144);
+            }
+        },
+    );
 }
 
 #[test]
@@ -507,15 +557,21 @@ fn yield_now_outside_and_inside() {
 fn a_scope_job_is_stealable_while_its_spawner_blocks() {
     // What `join`'s documentation offers for closures that wait for each other: a spawned
     // job is taken by another thread even while the spawning thread blocks.
-    let p = pool(2);
-    for _ in 0..50 {
-        let got = p.install(|| {
-            let (tx, rx) = mpsc::channel();
-            blitz_par::scope(move |s| {
-                s.spawn(move |_| tx.send(7).unwrap());
-                rx.recv_timeout(Duration::from_secs(60)).unwrap()
-            })
-        });
-        assert_eq!(got, 7);
-    }
+    within(
+        LIVENESS,
+        "a spawned job ran on another worker while its spawner blocked waiting for it",
+        || {
+            let p = pool(2);
+            for _ in 0..50 {
+                let got = p.install(|| {
+                    let (tx, rx) = mpsc::channel();
+                    blitz_par::scope(move |s| {
+                        s.spawn(move |_| tx.send(7).unwrap());
+                        rx.recv().unwrap()
+                    })
+                });
+                assert_eq!(got, 7);
+            }
+        },
+    );
 }

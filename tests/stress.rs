@@ -1,19 +1,14 @@
 //! Stress: a million join and sleep/wake cycles must finish. A lost wake-up shows up as a
 //! hang, so each phase runs under a watchdog that fails the test instead of hanging CI.
 
-use std::sync::mpsc;
-use std::time::Duration;
+#[path = "common/watchdog.rs"]
+mod watchdog;
 
-fn with_watchdog(name: &str, limit: Duration, f: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        f();
-        let _ = tx.send(());
-    });
-    if rx.recv_timeout(limit).is_err() {
-        panic!("{name}: did not finish within {limit:?} (lost wake-up?)");
-    }
-}
+use std::time::Duration;
+use watchdog::within;
+
+/// A stress phase's limit: minutes of work under ThreadSanitizer on a loaded machine.
+const STRESS: Duration = Duration::from_secs(300);
 
 fn tree(depth: u32) -> u64 {
     if depth == 0 {
@@ -25,31 +20,35 @@ fn tree(depth: u32) -> u64 {
 
 #[test]
 fn a_million_joins_with_sleep_wake_cycles() {
-    with_watchdog("joins", Duration::from_secs(300), || {
-        let pool = blitz_par::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap();
-        let mut joins = 0u64;
-        let mut round = 0u32;
-        while joins < 1_000_000 {
-            // Alternate big rounds (wake workers, steal) with tiny ones and pauses long
-            // enough for the workers to go back to sleep, so that sleep and wake race.
-            let depth = if round % 4 == 0 { 14 } else { 3 };
-            assert_eq!(pool.install(|| tree(depth)), 1 << depth);
-            assert_eq!(tree(depth), 1 << depth);
-            joins += 2 * ((1 << depth) - 1);
-            if round % 8 == 7 {
-                std::thread::sleep(Duration::from_micros(300));
+    within(
+        STRESS,
+        "a million joins, with sleep/wake cycles between, finished",
+        || {
+            let pool = blitz_par::ThreadPoolBuilder::new()
+                .num_threads(4)
+                .build()
+                .unwrap();
+            let mut joins = 0u64;
+            let mut round = 0u32;
+            while joins < 1_000_000 {
+                // Alternate big rounds (wake workers, steal) with tiny ones and pauses long
+                // enough for the workers to go back to sleep, so that sleep and wake race.
+                let depth = if round % 4 == 0 { 14 } else { 3 };
+                assert_eq!(pool.install(|| tree(depth)), 1 << depth);
+                assert_eq!(tree(depth), 1 << depth);
+                joins += 2 * ((1 << depth) - 1);
+                if round % 8 == 7 {
+                    std::thread::sleep(Duration::from_micros(300));
+                }
+                round += 1;
             }
-            round += 1;
-        }
-    });
+        },
+    );
 }
 
 #[test]
 fn spawn_and_scope_storm() {
-    with_watchdog("spawns", Duration::from_secs(300), || {
+    within(STRESS, "2,000 scopes of spawned jobs finished", || {
         let pool = blitz_par::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
@@ -78,48 +77,55 @@ fn spawn_and_scope_storm() {
 /// call must end.
 #[test]
 fn watched_loops_from_many_threads() {
-    with_watchdog("watch", Duration::from_secs(300), || {
-        use blitz_par::prelude::*;
-        let pool = std::sync::Arc::new(
-            blitz_par::ThreadPoolBuilder::new()
-                .num_threads(3)
-                .build()
-                .unwrap(),
-        );
-        for wave in 0..20u64 {
-            let threads: Vec<_> = (0..6u64)
-                .map(|t| {
-                    let pool = pool.clone();
-                    std::thread::spawn(move || {
-                        for call in 0..10u64 {
-                            let n = 2 + (wave + t + call) % 12;
-                            let long = (wave + t + call) % 3 == 0;
-                            let item = |i: u64| {
-                                if i == 0 && long {
-                                    std::thread::sleep(Duration::from_micros(300));
-                                }
-                                if i == 1 {
-                                    // A nested short loop inside an item.
-                                    return (0..4u64).into_par_iter().map(|j| j + 1).sum::<u64>();
-                                }
-                                i * 3
-                            };
-                            let expect: u64 = (0..n).map(item).sum();
-                            let v: Vec<u64> = (0..n).into_par_iter().map(item).collect();
-                            assert_eq!(v, (0..n).map(item).collect::<Vec<_>>());
-                            let s: u64 = if t % 2 == 0 {
-                                pool.install(|| (0..n).into_par_iter().map(item).sum())
-                            } else {
-                                (0..n).into_par_iter().map(item).sum()
-                            };
-                            assert_eq!(s, expect);
-                        }
+    within(
+        STRESS,
+        "watched loops from 120 short-lived threads finished",
+        || {
+            use blitz_par::prelude::*;
+            let pool = std::sync::Arc::new(
+                blitz_par::ThreadPoolBuilder::new()
+                    .num_threads(3)
+                    .build()
+                    .unwrap(),
+            );
+            for wave in 0..20u64 {
+                let threads: Vec<_> = (0..6u64)
+                    .map(|t| {
+                        let pool = pool.clone();
+                        std::thread::spawn(move || {
+                            for call in 0..10u64 {
+                                let n = 2 + (wave + t + call) % 12;
+                                let long = (wave + t + call) % 3 == 0;
+                                let item = |i: u64| {
+                                    if i == 0 && long {
+                                        std::thread::sleep(Duration::from_micros(300));
+                                    }
+                                    if i == 1 {
+                                        // A nested short loop inside an item.
+                                        return (0..4u64)
+                                            .into_par_iter()
+                                            .map(|j| j + 1)
+                                            .sum::<u64>();
+                                    }
+                                    i * 3
+                                };
+                                let expect: u64 = (0..n).map(item).sum();
+                                let v: Vec<u64> = (0..n).into_par_iter().map(item).collect();
+                                assert_eq!(v, (0..n).map(item).collect::<Vec<_>>());
+                                let s: u64 = if t % 2 == 0 {
+                                    pool.install(|| (0..n).into_par_iter().map(item).sum())
+                                } else {
+                                    (0..n).into_par_iter().map(item).sum()
+                                };
+                                assert_eq!(s, expect);
+                            }
+                        })
                     })
-                })
-                .collect();
-            for thread in threads {
-                thread.join().unwrap();
+                    .collect();
+                for thread in threads {
+                    thread.join().unwrap();
+                }
             }
-        }
-    });
+        },
+    );
 }

@@ -282,7 +282,6 @@ const MAX_BATCH: usize = 256;
 mod tests {
     use super::*;
     use std::ops::Range;
-    use std::time::Duration;
 
     /// Collects what a leaf folds.
     struct Collect(Vec<u32>);
@@ -349,14 +348,11 @@ mod tests {
 
     /// Runs `f` on a thread of its own: a deadlock fails the test instead of hanging it.
     fn without_deadlock(f: impl FnOnce() + Send + 'static) {
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            f();
-            done.send(()).unwrap();
-        });
-        finished
-            .recv_timeout(Duration::from_secs(60))
-            .expect("deadlocked (or panicked)");
+        crate::watchdog::within(
+            crate::watchdog::LIVENESS,
+            "a reentrant bridge's leaf ended",
+            f,
+        );
     }
 
     #[test]

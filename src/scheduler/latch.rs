@@ -342,6 +342,7 @@ impl BlockingLatch {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::watchdog::{within, LIVENESS};
     use std::sync::Arc;
 
     #[test]
@@ -410,32 +411,44 @@ mod tests {
 
     #[test]
     fn blocking_count_latch_wakes_owner() {
-        let l = Arc::new(CountLatch::new_blocking());
-        l.increment();
-        let l2 = l.clone();
-        // SAFETY: kept alive by the Arc.
-        let t = std::thread::spawn(move || unsafe { CountLatch::decrement(&*l2) });
-        // SAFETY: the owner's own count; kept alive by the Arc.
-        unsafe { CountLatch::decrement(&*l) };
-        l.wait_blocking();
-        assert!(l.probe());
-        t.join().unwrap();
+        within(
+            LIVENESS,
+            "a blocking count latch's owner woke when another thread's decrement set it",
+            || {
+                let l = Arc::new(CountLatch::new_blocking());
+                l.increment();
+                let l2 = l.clone();
+                // SAFETY: kept alive by the Arc.
+                let t = std::thread::spawn(move || unsafe { CountLatch::decrement(&*l2) });
+                // SAFETY: the owner's own count; kept alive by the Arc.
+                unsafe { CountLatch::decrement(&*l) };
+                l.wait_blocking();
+                assert!(l.probe());
+                t.join().unwrap();
+            },
+        );
     }
 
     #[test]
     fn blocking_latch_wakes_sleeper() {
-        let rounds = if cfg!(miri) { 3 } else { 200 };
-        for _ in 0..rounds {
-            let l = Arc::new(BlockingLatch::new());
-            let l2 = l.clone();
-            let t = std::thread::spawn(move || l2.wait());
-            if !cfg!(miri) {
-                std::thread::sleep(std::time::Duration::from_micros(50));
-            }
-            // SAFETY: kept alive by the Arc.
-            unsafe { BlockingLatch::set(&*l) };
-            t.join().unwrap();
-            assert!(l.probe());
-        }
+        within(
+            LIVENESS,
+            "a thread blocked on a blocking latch woke when another thread set it",
+            || {
+                let rounds = if cfg!(miri) { 3 } else { 200 };
+                for _ in 0..rounds {
+                    let l = Arc::new(BlockingLatch::new());
+                    let l2 = l.clone();
+                    let t = std::thread::spawn(move || l2.wait());
+                    if !cfg!(miri) {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
+                    // SAFETY: kept alive by the Arc.
+                    unsafe { BlockingLatch::set(&*l) };
+                    t.join().unwrap();
+                    assert!(l.probe());
+                }
+            },
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::builder::ThreadPoolBuilder;
 use super::registry::has_seat;
+use crate::watchdog::{within, LIVENESS};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -33,14 +34,20 @@ fn busy_tree(depth: u32, on_worker: &AtomicUsize) -> u64 {
 
 #[test]
 fn idle_workers_go_to_sleep() {
-    let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-    let counter = AtomicUsize::new(0);
-    pool.install(|| busy_tree(16, &counter));
-    let registry = pool.registry.clone();
-    assert!(
-        wait_for(|| registry.sleep.sleeping_workers() == 3),
-        "idle workers must end up asleep (sleeping = {})",
-        registry.sleep.sleeping_workers()
+    within(
+        LIVENESS,
+        "a pool woken for an install ran it and its workers went back to sleep",
+        || {
+            let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+            let counter = AtomicUsize::new(0);
+            pool.install(|| busy_tree(16, &counter));
+            let registry = pool.registry.clone();
+            assert!(
+                wait_for(|| registry.sleep.sleeping_workers() == 3),
+                "idle workers must end up asleep (sleeping = {})",
+                registry.sleep.sleeping_workers()
+            );
+        },
     );
 }
 
@@ -69,38 +76,50 @@ fn heartbeat_wakes_sleepers_for_long_guest_work() {
 
 #[test]
 fn tiny_outside_work_does_not_wake_workers() {
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let registry = pool.registry.clone();
-    assert!(wait_for(|| registry.sleep.sleeping_workers() == 2));
-    let counter = AtomicUsize::new(0);
-    // A short join tree (far under a heartbeat period) on one worker: the injection wakes one
-    // worker to run it, and nothing may wake its sibling.
-    pool.install(|| busy_tree(4, &counter));
-    assert!(registry.sleep.sleeping_workers() >= 1);
+    within(
+        LIVENESS,
+        "a short install into a sleeping pool was run by a woken worker",
+        || {
+            let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            let registry = pool.registry.clone();
+            assert!(wait_for(|| registry.sleep.sleeping_workers() == 2));
+            let counter = AtomicUsize::new(0);
+            // A short join tree (far under a heartbeat period) on one worker: the injection wakes one
+            // worker to run it, and nothing may wake its sibling.
+            pool.install(|| busy_tree(4, &counter));
+            assert!(registry.sleep.sleeping_workers() >= 1);
+        },
+    );
 }
 
 /// Small enough for Miri: joins whose frames get promoted and stolen, scopes, spawns.
 #[test]
 fn small_join_scope_spawn() {
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let counter = AtomicUsize::new(0);
-    for _ in 0..if cfg!(miri) { 2 } else { 50 } {
-        assert_eq!(pool.install(|| busy_tree(6, &counter)), 64);
-        assert_eq!(busy_tree(5, &counter), 32);
-        let mut v = [0u8; 8];
-        pool.scope(|s| {
-            for (i, x) in v.iter_mut().enumerate() {
-                s.spawn(move |_| *x = i as u8);
+    within(
+        LIVENESS,
+        "joins, scopes and spawns on a pool of two woke and finished",
+        || {
+            let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            let counter = AtomicUsize::new(0);
+            for _ in 0..if cfg!(miri) { 2 } else { 50 } {
+                assert_eq!(pool.install(|| busy_tree(6, &counter)), 64);
+                assert_eq!(busy_tree(5, &counter), 32);
+                let mut v = [0u8; 8];
+                pool.scope(|s| {
+                    for (i, x) in v.iter_mut().enumerate() {
+                        s.spawn(move |_| *x = i as u8);
+                    }
+                });
+                assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
+                let r = std::panic::catch_unwind(|| super::join(|| 1, || -> i32 { panic!("b") }));
+                assert!(r.is_err());
+                // Deeper than the recording window: unrecorded joins, with and without a panic.
+                assert_eq!(pool.install(|| chain(12, false)), 78);
+                let r = std::panic::catch_unwind(|| pool.install(|| chain(12, true)));
+                assert!(r.is_err());
             }
-        });
-        assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
-        let r = std::panic::catch_unwind(|| super::join(|| 1, || -> i32 { panic!("b") }));
-        assert!(r.is_err());
-        // Deeper than the recording window: unrecorded joins, with and without a panic.
-        assert_eq!(pool.install(|| chain(12, false)), 78);
-        let r = std::panic::catch_unwind(|| pool.install(|| chain(12, true)));
-        assert!(r.is_err());
-    }
+        },
+    );
 }
 
 /// A chain of nested joins `n` deep (`b` returns its level); panics at the bottom if asked.
@@ -119,28 +138,62 @@ fn chain(n: u32, panic_at_bottom: bool) -> u32 {
 /// before the watchman took a strong count; here every round ends that way.
 #[test]
 fn a_pool_dropped_right_after_a_rescue() {
-    use std::sync::atomic::AtomicBool;
-    for _ in 0..if cfg!(miri) { 2 } else { 20 } {
-        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        let handed_out = AtomicBool::new(false);
-        let rest = pool.install(|| {
-            let ((), rest) = super::watch::watch(
-                2,
-                0,
-                crate::sync::ticks(),
-                7u32,
-                |x, _elapsed| {
-                    handed_out.store(true, Ordering::Release);
-                    x + 1
-                },
-                || {
-                    // The first chunk runs until the rest has run elsewhere (20 s guard).
-                    assert!(wait_for(|| handed_out.load(Ordering::Acquire)));
-                },
-            );
-            rest
+    within(
+        LIVENESS,
+        "a watched loop's rest, handed to a worker, ran and came back",
+        || {
+            use std::sync::atomic::AtomicBool;
+            for _ in 0..if cfg!(miri) { 2 } else { 20 } {
+                let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+                let handed_out = AtomicBool::new(false);
+                let rest = pool.install(|| {
+                    let ((), rest) = super::watch::watch(
+                        2,
+                        0,
+                        crate::sync::ticks(),
+                        7u32,
+                        |x, _elapsed| {
+                            handed_out.store(true, Ordering::Release);
+                            x + 1
+                        },
+                        || {
+                            // The first chunk runs until the rest has run elsewhere (20 s guard).
+                            assert!(wait_for(|| handed_out.load(Ordering::Acquire)));
+                        },
+                    );
+                    rest
+                });
+                assert_eq!(rest, Err(8), "the rest was not handed out");
+                drop(pool);
+            }
+        },
+    );
+}
+
+/// The watchdog of the liveness tests (`tests/common/watchdog.rs`) passes results and panics
+/// on, and names what did not happen.
+mod watchdog {
+    use crate::watchdog::within;
+    use std::time::Duration;
+
+    #[test]
+    fn passes_the_result_on() {
+        assert_eq!(within(Duration::from_secs(10), "an addition", || 1 + 1), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "the impossible did not happen within 50ms")]
+    fn names_what_did_not_happen() {
+        within(Duration::from_millis(50), "the impossible", || loop {
+            std::thread::park();
         });
-        assert_eq!(rest, Err(8), "the rest was not handed out");
-        drop(pool);
+    }
+
+    #[test]
+    #[should_panic(expected = "the body's own panic")]
+    fn passes_a_panic_on() {
+        within(Duration::from_secs(10), "a panic", || -> () {
+            panic!("the body's own panic")
+        });
     }
 }
