@@ -12,10 +12,12 @@
 //!
 //! # Layers
 //!
-//! The folders under `src/` are the layers of the design (see `DESIGN.md` in the repository):
-//! `sync` (atomics, futex, padding; the one module loom replaces), `scheduler` (deques, jobs,
-//! latches, sleep/wake, pools, `join`, `scope`), `iter` (parallel iterators and their one
-//! splitting driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`).
+//! The folders under `src/` are the layers of the design, each depending only on those below
+//! it: `sync` (atomics, futex, padding, the clock; the one module loom replaces), `scheduler`
+//! (deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs
+//! are in `src/scheduler/README.md`), `iter` (parallel iterators and their one splitting
+//! driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`). Measurements are
+//! in `PERF.md`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]

@@ -1,7 +1,8 @@
 //! Latches: one-shot "this is done" signals that a waiting thread can sleep on.
 //!
 //! - [`CoreLatch`]: the 4-state latch (UNSET, SLEEPY, SLEEPING, SET) that lets a setter know
-//!   whether the waiting thread is asleep and must be woken (`scheduler/README.md`, "Latches").
+//!   whether the waiting thread is asleep and must be woken (`scheduler/README.md`, "Jobs and
+//!   latches").
 //! - [`SpinLatch`]: a core latch plus the sleep word of the thread that waits on it; what a
 //!   join's promoted frame and `install` from inside a pool use.
 //! - [`CountLatch`]: set when a counter reaches zero; what scopes and broadcasts wait on
