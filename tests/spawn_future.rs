@@ -222,3 +222,152 @@ fn a_future_moves_between_runtime_threads_and_is_still_woken() {
         });
     });
 }
+
+/// Sends on drop: tells the test that a closure's stack has unwound (or returned).
+struct Unwound(std::sync::mpsc::Sender<()>);
+
+impl Drop for Unwound {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
+/// A pool whose panic handler counts the panics that reach it: none may (a cancel unwinds
+/// privately).
+fn counting_pool(threads: usize) -> (blitz_par::ThreadPool, Arc<AtomicUsize>) {
+    let handled = Arc::new(AtomicUsize::new(0));
+    let count = handled.clone();
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .panic_handler(move |_| {
+            count.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    (pool, handled)
+}
+
+#[test]
+fn a_running_parallel_loop_stops_when_its_future_is_dropped() {
+    let progress = Arc::new(AtomicUsize::new(0));
+    let items = progress.clone();
+    bounded("cancelled loop", progress, move || {
+        let (pool, handled) = counting_pool(2);
+        let (unwound, unwinding) = channel();
+        let counted = items.clone();
+        // Some 10^12 items: days of work unless the cancel stops it.
+        let future = pool.spawn_future(move || {
+            let _unwound = Unwound(unwound);
+            (0..1u64 << 40).into_par_iter().for_each(|_| {
+                counted.fetch_add(1, Ordering::Relaxed);
+            });
+        });
+        while items.load(Ordering::Relaxed) < 100_000 {
+            std::thread::yield_now();
+        }
+        drop(future);
+        unwinding.recv().unwrap();
+        // Both threads are free again.
+        assert_eq!(futures::executor::block_on(pool.spawn_future(|| 5)), 5);
+        assert_eq!(handled.load(Ordering::SeqCst), 0, "a cancel reached the panic handler");
+    });
+}
+
+#[test]
+fn cancelled_scope_jobs_that_have_not_started_never_run() {
+    const JOBS: usize = 10_000;
+    let progress = Arc::new(AtomicUsize::new(0));
+    let started = progress.clone();
+    bounded("cancelled scope", progress, move || {
+        let (pool, handled) = counting_pool(2);
+        let (unwound, unwinding) = channel();
+        let (first, first_ran) = channel();
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (count, dropped) = (started.clone(), drops.clone());
+        let future = pool.spawn_future(move || {
+            let _unwound = Unwound(unwound);
+            let first = Mutex::new(Some(first));
+            blitz_par::scope(|s| {
+                for _ in 0..JOBS {
+                    let capture = Capture(dropped.clone());
+                    let (count, first) = (&count, &first);
+                    s.spawn(move |_| {
+                        let _capture = capture;
+                        count.fetch_add(1, Ordering::SeqCst);
+                        if let Some(first) = first.lock().unwrap().take() {
+                            first.send(()).unwrap();
+                        }
+                        // Each job a parallel loop of about a millisecond.
+                        let sum: u64 = (0..1_000_000u64).into_par_iter().map(|x| x % 3).sum();
+                        assert!(sum > 0);
+                    });
+                }
+            });
+        });
+        first_ran.recv().unwrap();
+        drop(future);
+        unwinding.recv().unwrap();
+        let ran = started.load(Ordering::SeqCst);
+        assert!(ran < JOBS / 2, "{ran} of {JOBS} jobs started after the cancel");
+        assert_eq!(drops.load(Ordering::SeqCst), JOBS, "every job's capture dropped once");
+        assert_eq!(handled.load(Ordering::SeqCst), 0, "a cancel reached the panic handler");
+        assert_eq!(futures::executor::block_on(pool.spawn_future(|| 6)), 6);
+    });
+}
+
+#[test]
+fn cancelled_recursive_joins_unwind_on_every_thread() {
+    fn recurse(depth: u32, leaves: &AtomicUsize) -> u64 {
+        if depth == 0 {
+            leaves.fetch_add(1, Ordering::Relaxed);
+            return (0..2_000u64).map(std::hint::black_box).sum();
+        }
+        let (a, b) = blitz_par::join(|| recurse(depth - 1, leaves), || recurse(depth - 1, leaves));
+        a + b
+    }
+    let progress = Arc::new(AtomicUsize::new(0));
+    let leaves = progress.clone();
+    bounded("cancelled joins", progress, move || {
+        let (pool, handled) = counting_pool(2);
+        let (unwound, unwinding) = channel();
+        let counted = leaves.clone();
+        // 2^34 leaves: hours of work unless the cancel stops it.
+        let future = pool.spawn_future(move || {
+            let _unwound = Unwound(unwound);
+            recurse(34, &counted)
+        });
+        while leaves.load(Ordering::Relaxed) < 10_000 {
+            std::thread::yield_now();
+        }
+        drop(future);
+        unwinding.recv().unwrap();
+        assert_eq!(futures::executor::block_on(pool.spawn_future(|| 7)), 7);
+        assert_eq!(handled.load(Ordering::SeqCst), 0, "a cancel reached the panic handler");
+    });
+}
+
+#[test]
+fn cancelling_one_task_leaves_the_others_alone() {
+    let progress = Arc::new(AtomicUsize::new(0));
+    bounded("cancel one of two", progress, || {
+        let (pool, handled) = counting_pool(2);
+        let (started, first_started) = channel();
+        let cancelled = pool.spawn_future(move || {
+            started.send(()).unwrap();
+            (0..1u64 << 40).into_par_iter().for_each(|x| {
+                std::hint::black_box(x);
+            });
+        });
+        let kept = pool.spawn_future(|| {
+            (0..3_000_000u64)
+                .into_par_iter()
+                .map(|x| x % 5)
+                .sum::<u64>()
+        });
+        first_started.recv().unwrap();
+        drop(cancelled);
+        let expected: u64 = (0..3_000_000u64).map(|x| x % 5).sum();
+        assert_eq!(futures::executor::block_on(kept), expected);
+        assert_eq!(handled.load(Ordering::SeqCst), 0);
+    });
+}

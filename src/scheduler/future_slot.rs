@@ -45,8 +45,20 @@
 //!
 //! The loom models below (`loom_models`) run each race of the table, with loom's checked
 //! cells, so that a cell touched out of turn fails the model as well as a lost wake-up.
+//!
+//! # Cancelling running work
+//!
+//! While the closure runs, its thread carries a [`CancelToken`] (a pointer to this state
+//! word) in its seat, and so does every piece of the work that another thread takes over: a
+//! promoted join frame records the token at promotion, a scope at its creation. The split
+//! checks' slow paths (a join's `on_poll`, the iterator driver's `split_wanted_cold`) read it,
+//! Relaxed: a check that comes late lets one more chunk run. A cancel raises every seat's
+//! split-request flag (`Registry::interrupt`), so that the next check of each thread takes
+//! the slow path; the fast paths are unchanged. The `CANCELLED` bit is never cleared, so a
+//! token read once as cancelled stays so.
 
 use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
+use std::panic::resume_unwind;
 use std::task::{Poll, Waker};
 use std::thread::Result;
 
@@ -55,6 +67,43 @@ const COMPLETE: usize = 1 << 1;
 const STARTED: usize = 1 << 2;
 const CANCELLED: usize = 1 << 3;
 const DETACHED: usize = 1 << 4;
+
+/// Which `spawn_future` task the work that a thread runs belongs to, if any: a pointer to the
+/// task's state word, read only to see `CANCELLED`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CancelToken(*const AtomicUsize);
+
+// SAFETY: the pointer is only read through, atomically, while its task is alive (the rule of
+// every place that holds a token: it is set around the task's work, which the task outlives).
+unsafe impl Send for CancelToken {}
+// SAFETY: as above.
+unsafe impl Sync for CancelToken {}
+
+impl CancelToken {
+    /// Work of no task: never cancelled.
+    pub(crate) const NONE: CancelToken = CancelToken(std::ptr::null());
+
+    /// Whether the token's task was cancelled.
+    ///
+    /// # Safety
+    /// The token is `NONE`, or its task's slot is alive.
+    #[inline]
+    pub(crate) unsafe fn is_cancelled(self) -> bool {
+        // SAFETY: alive, by contract. Relaxed: see the module docs.
+        !self.0.is_null() && unsafe { (*self.0).load(Ordering::Relaxed) } & CANCELLED != 0
+    }
+}
+
+/// The payload with which cancelled work unwinds, from a split check to the root of its
+/// task, which drops it. Private to the crate: no user code can make one.
+pub(crate) struct Cancelled;
+
+/// Unwinds out of the work of a cancelled task (without the panic hook: nothing went wrong).
+#[cold]
+#[inline(never)]
+pub(crate) fn unwind_cancelled() -> ! {
+    resume_unwind(Box::new(Cancelled))
+}
 
 /// A job's result and the waker of the one task awaiting it; see the module docs.
 pub(crate) struct FutureSlot<R> {
@@ -99,6 +148,12 @@ impl<R> FutureSlot<R> {
     #[cfg(test)]
     pub(crate) fn is_cancelled(&self) -> bool {
         self.state.load(Ordering::Relaxed) & CANCELLED != 0
+    }
+
+    /// The token that the task's work carries (valid while the slot is alive).
+    #[inline]
+    pub(crate) fn cancel_token(&self) -> CancelToken {
+        CancelToken(&self.state)
     }
 
     /// Whether the job completed (its result is there). Acquire, like every load that may find

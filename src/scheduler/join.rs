@@ -11,6 +11,7 @@
 //! A join opened while `RECORD_WINDOW` recorded frames already wait unpromoted is not recorded
 //! at all (`join_unrecorded`): it only polls, and runs the closures one after the other.
 
+use super::future_slot::{unwind_cancelled, Cancelled};
 use super::job::JobHeader;
 use super::job::JobRef;
 use super::latch::{CoreLatch, SpinLatch};
@@ -148,14 +149,28 @@ where
 {
     let frame = header.as_ptr() as *const JoinFrame<B, RB>;
     // SAFETY: by contract the frame is alive and promoted, and this is the one execution
-    // that takes `func` (the owner checks the deque before touching it).
+    // that takes `func` (the owner checks the deque before touching it). The frame's token is
+    // that of the work its owner runs, whose task outlives the owner's wait for this frame.
     unsafe {
         let func = ManuallyDrop::take(&mut *(*frame).func.get());
         let latch: *const SpinLatch = (*frame).head.latch();
-        let migrated = Owner::with_current(|owner| {
-            owner.is_none_or(|owner| !(*latch).is_owned_by(&owner.seat().sleep_word))
+        let token = (*frame).head.cancel();
+        let result = Owner::with_current(|owner| {
+            let migrated =
+                owner.is_none_or(|owner| !(*latch).is_owned_by(&owner.seat().sleep_word));
+            let run = AssertUnwindSafe(move || {
+                if token.is_cancelled() {
+                    // The task was cancelled before `b` started: it never runs.
+                    drop(func);
+                    unwind_cancelled();
+                }
+                func(FnContext { migrated })
+            });
+            match owner {
+                Some(owner) => owner.with_cancel_token(token, || catch_unwind(run)),
+                None => catch_unwind(run),
+            }
         });
-        let result = catch_unwind(AssertUnwindSafe(move || func(FnContext { migrated })));
         (*(*frame).result.get()).write(result);
         // After this the owner may return and free the frame: touch nothing of it again.
         SpinLatch::set(latch);
@@ -183,6 +198,7 @@ where
                 execute: execute_frame::<B, RB>,
             },
             latch: UnsafeCell::new(MaybeUninit::uninit()),
+            cancel: UnsafeCell::new(MaybeUninit::uninit()),
         },
         func: UnsafeCell::new(ManuallyDrop::new(b)),
         result: UnsafeCell::new(MaybeUninit::uninit()),
@@ -194,8 +210,9 @@ where
     // it back or seen its latch set. Frames recorded inside `a` are closed before it returns
     // or unwinds out of it.
     let recorded = unsafe { owner.record((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>()) };
-    if owner.poll(1) {
-        owner.on_poll();
+    if owner.poll(1) && owner.on_poll() {
+        // The work is cancelled (`spawn_future`): neither closure runs.
+        a_panicked(owner, recorded, &frame, Box::new(Cancelled));
     }
     let ra = match catch_unwind(AssertUnwindSafe(move || a(FnContext { migrated: false }))) {
         Ok(ra) => ra,
@@ -222,8 +239,9 @@ where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
 {
-    if owner.poll(1) {
-        owner.on_poll();
+    if owner.poll(1) && owner.on_poll() {
+        // The work is cancelled (`spawn_future`): neither closure runs (both drop here).
+        unwind_cancelled();
     }
     let ra = match catch_unwind(AssertUnwindSafe(move || a(FnContext { migrated: false }))) {
         Ok(ra) => ra,
@@ -270,6 +288,30 @@ where
     }
 }
 
+/// [`join_promoted`] for cancelled work: `b` is dropped unrun if it comes back, and a
+/// thief's result (it stops at its first check) is dropped.
+///
+/// # Safety
+/// As for [`join_promoted`].
+#[cold]
+#[inline(never)]
+unsafe fn join_promoted_cancelled<B, RB>(owner: Owner<'_>, frame: &JoinFrame<B, RB>)
+where
+    B: FnOnce(FnContext) -> RB + Send,
+{
+    // SAFETY: the frame is alive (it is ours).
+    let me = unsafe { JobRef::new((frame as *const JoinFrame<B, RB>).cast::<JobHeader>()) };
+    // SAFETY: promoted, so its latch was initialised.
+    if pop_back_or_wait(owner, me, unsafe { &frame.head.latch().core }) {
+        // SAFETY: we popped our own frame back, so no thief has `func`; nothing takes it
+        // after this.
+        unsafe { ManuallyDrop::drop(&mut *frame.func.get()) };
+    } else {
+        // SAFETY: the latch is set, so the thief wrote the result; read once.
+        drop(unsafe { (*frame.result.get()).assume_init_read() });
+    }
+}
+
 /// The type-independent part of [`join_promoted`]: pops the seat's deque down to the
 /// promoted frame `me`, running the jobs above it, and returns true if `me` came back; if a
 /// thief took it, helps with other work until the thief sets `latch`, and returns false.
@@ -283,7 +325,7 @@ fn pop_back_or_wait(owner: Owner<'_>, me: JobRef, latch: &CoreLatch) -> bool {
         // uses the seat again afterwards, hence the hold.
         let _hold = owner.hold();
         // SAFETY: we popped it, so we own its execution.
-        unsafe { job.execute() };
+        unsafe { owner.run_job(job) };
     }
     // Stolen: help with other work until the thief sets our latch.
     owner.wait_until(latch);
@@ -304,6 +346,22 @@ where
     B: FnOnce(FnContext) -> RB + Send,
 {
     let promoted = owner.close(recorded);
+    if payload.is::<Cancelled>() {
+        // The work is cancelled: `b` must not start. A thief that has it stops at its first
+        // check; otherwise it is dropped unrun.
+        let drop_b = AssertUnwindSafe(|| {
+            if promoted {
+                // SAFETY: our frame, just found promoted, not yet resolved.
+                unsafe { join_promoted_cancelled(owner, frame) }
+            } else {
+                // SAFETY: never promoted, so `func` is ours, and nothing takes it after this.
+                unsafe { ManuallyDrop::drop(&mut *frame.func.get()) }
+            }
+        });
+        // A panic in `b`'s drop or in a thief's `b` loses to the cancellation.
+        let _ = catch_unwind(drop_b);
+        resume_unwind(payload)
+    }
     let run_b = AssertUnwindSafe(|| {
         if promoted {
             // SAFETY: our frame, just found promoted, not yet resolved.

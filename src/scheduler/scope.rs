@@ -8,6 +8,7 @@
 //! that queue and a "ticket" on the deque, and whichever thread runs a ticket runs the oldest
 //! queued job, so the jobs start in spawn order.
 
+use super::future_slot::{unwind_cancelled, CancelToken};
 use super::injector::Injector;
 use super::job::{HeapJob, JobHeader, JobRef};
 use super::latch::CountLatch;
@@ -67,6 +68,9 @@ struct ScopeBase<'scope> {
     /// The first panic of the body or a job.
     panic: AtomicPtr<Box<dyn Any + Send + 'static>>,
     latch: CountLatch,
+    /// The cancellation token of the work that made the scope (`spawn_future`): its jobs run
+    /// as work of the same task, and do not start once it is cancelled.
+    cancel: CancelToken,
     /// Invariant in `'scope`, like rayon's.
     marker: PhantomData<ScopeMarker<'scope>>,
 }
@@ -104,6 +108,7 @@ impl<'scope> ScopeBase<'scope> {
                 Some(owner) => CountLatch::new(&owner.seat().sleep_word),
                 None => CountLatch::new_blocking(),
             },
+            cancel: owner.map_or(CancelToken::NONE, Owner::cancel_token),
             marker: PhantomData,
         }
     }
@@ -166,7 +171,23 @@ impl<'scope> ScopeBase<'scope> {
             // SAFETY: the scope (and its base) waits for this job's decrement before it
             // returns, so both are alive here.
             let (scope, base) = unsafe { (&*scope.get(), &*base.get()) };
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body(scope))) {
+            let token = base.cancel;
+            let run = AssertUnwindSafe(move || {
+                // SAFETY: the token's task outlives the work that made the scope, which waits
+                // for this job.
+                if unsafe { token.is_cancelled() } {
+                    // Cancelled before it started: it never runs.
+                    drop(body);
+                    unwind_cancelled();
+                }
+                body(scope)
+            });
+            let result = Owner::with_current(|owner| match owner {
+                // SAFETY: as above.
+                Some(owner) => unsafe { owner.with_cancel_token(token, || catch_unwind(run)) },
+                None => catch_unwind(run),
+            });
+            if let Err(payload) = result {
                 base.store_panic(payload);
             }
             // SAFETY: alive until this decrement, as above; nothing touches it afterwards.

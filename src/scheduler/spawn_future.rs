@@ -20,7 +20,7 @@
 use super::future_slot::{Cancel, FutureSlot};
 use super::job::{JobHeader, JobRef};
 use super::pool::{current_registry, ThreadPool, GLOBAL};
-use super::registry::Registry;
+use super::registry::{Owner, Registry};
 use crate::sync::UnsafeCell;
 use std::cell::Cell;
 use std::fmt;
@@ -45,8 +45,15 @@ use std::task::{Context, Poll};
 ///   the task is woken when `f` returns, with no lock taken on the way.
 /// - **Cancellation.** Dropping the future before it completes cancels the work. If `f` has
 ///   not started, it never runs, and its captures are dropped once, by the drop. If it is
-///   running, it runs to its end and its result is dropped. To let the work finish without
-///   awaiting it, call [`SpawnFuture::detach`].
+///   running, the parallel iterators, joins and scopes inside it stop at their next chunk or
+///   split, on every thread that runs a part of them: parts not started never run, and the
+///   rest unwind (privately: no panic message, nothing reaches a panic handler), each join
+///   and scope still waiting for the parts that borrow its stack. Code of `f` between
+///   parallel calls is not interrupted, and a parallel call that is past its last split
+///   check (its last few chunks) finishes. Whatever `f` returns is dropped. To let the work
+///   finish without awaiting it, call [`SpawnFuture::detach`]. Checking for a cancel costs
+///   uncancellable work nothing: the check sits on the slow path of the split checks, which
+///   a cancel forces every thread of the pool through once.
 /// - **Panics.** A panic in `f` is caught on the pool's thread and re-raised where the future
 ///   is awaited, with its payload (through `resume_unwind`: the panic hook ran once, where
 ///   `f` panicked). It never reaches the pool's panic handler, and the pool keeps working.
@@ -134,8 +141,9 @@ impl ThreadPool {
 /// [`ThreadPool::spawn_future`].
 ///
 /// Awaiting it yields the closure's return value, or resumes the closure's panic. Dropping it
-/// before it is ready cancels the closure if it has not started; [`detach`](Self::detach)
-/// lets the closure run to its end instead. It is `Send` and `Unpin`.
+/// before it is ready cancels the closure: it never starts, or the parallel work inside it
+/// stops at its next split check (see [`spawn_future`]); [`detach`](Self::detach) lets the
+/// closure run to its end instead. It is `Send` and `Unpin`.
 ///
 /// ```
 /// let future = blitz_par::spawn_future(|| 6 * 7);
@@ -215,7 +223,9 @@ impl<R> Drop for SpawnFuture<R> {
             match unsafe { task.slot().cancel() } {
                 // SAFETY: `cancel` found the closure unclaimed: it is ours.
                 Cancel::NotStarted => unsafe { task.drop_closure() },
-                Cancel::Running | Cancel::Complete => {}
+                // Make every thread of the pool look at its token at its next split check.
+                Cancel::Running => task.registry().interrupt(),
+                Cancel::Complete => {}
             }
         }
     }
@@ -324,7 +334,19 @@ where
                 .func
                 .with_mut(|func| unsafe { (*func).take() })
                 .expect("the closure is there until claimed");
-            let result = catch_unwind(AssertUnwindSafe(func));
+            let token = self.slot.cancel_token();
+            // The closure's parallel work carries the task's token (`future_slot.rs`,
+            // "Cancelling running work"); once cancelled, it unwinds with `Cancelled` to here,
+            // and that result, like any other, goes to a slot whose awaiter is gone.
+            let result = Owner::with_current(|owner| match owner {
+                // SAFETY: `self` keeps the slot alive until after the call.
+                Some(owner) => unsafe {
+                    owner.with_cancel_token(token, || catch_unwind(AssertUnwindSafe(func)))
+                },
+                // A thread started for the task (`run_on_own_thread`): its parallel work
+                // enters the global pool as a guest, which does not carry the token.
+                None => catch_unwind(AssertUnwindSafe(func)),
+            });
             if let Some(unawaited) = self.slot.complete(result) {
                 dispose_unawaited(&self.registry, unawaited);
             }

@@ -112,6 +112,16 @@ impl Registry {
         }
     }
 
+    /// Raises every seat's split-request flag, so that each thread's next split check takes
+    /// its slow path: how the work of a cancelled `spawn_future` task notices the cancel,
+    /// on whichever threads it runs (`Owner::cancelled`). A thread busy with other work pays
+    /// one slow-path check, and perhaps a promotion nobody asked for.
+    pub(crate) fn interrupt(&self) {
+        for seat in self.seats.iter() {
+            seat.split_request.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Whether the pool has a panic handler (else a panic nobody can receive aborts).
     pub(crate) fn has_panic_handler(&self) -> bool {
         self.panic_handler.is_some()

@@ -20,6 +20,7 @@
 use super::seat::{beat_deadline, FrameHead, Local, Seat, CURRENT};
 use super::{Registry, JOINS_PER_CLOCK_READ, SPLIT_CHECK_WEIGHT};
 use crate::scheduler::deque::Steal;
+use crate::scheduler::future_slot::{unwind_cancelled, CancelToken};
 use crate::scheduler::job::{JobHeader, JobRef};
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::{IdleState, Sleep, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
@@ -137,7 +138,59 @@ impl<'a> Owner<'a> {
         local.reset_heartbeat();
         local.beat_pending.set(false);
         local.beat_wakes.set(1);
+        local.cancel.set(CancelToken::NONE);
         self.seat.split_request.store(false, Ordering::Relaxed);
+    }
+
+    // ---- Cancellation (`spawn_future`; `future_slot.rs`, "Cancelling running work") ----
+
+    /// The cancellation token of the work this thread runs now.
+    #[inline]
+    pub(crate) fn cancel_token(self) -> CancelToken {
+        self.local().cancel.get()
+    }
+
+    /// Whether the work this thread runs belongs to a `spawn_future` task whose future was
+    /// dropped. Read on slow paths only.
+    #[inline]
+    pub(crate) fn cancelled(self) -> bool {
+        // SAFETY: a token is in `Local::cancel` only while `with_cancel_token` runs its work,
+        // whose caller keeps the task alive for that long (its contract).
+        unsafe { self.cancel_token().is_cancelled() }
+    }
+
+    /// Runs `work` as work of the task whose token `token` is (`NONE`: of no task), then puts
+    /// back the token the thread had, also if `work` unwinds.
+    ///
+    /// # Safety
+    /// `token` is `NONE`, or its task's slot stays alive until this returns.
+    #[inline]
+    pub(crate) unsafe fn with_cancel_token<R>(self, token: CancelToken, work: impl FnOnce() -> R) -> R {
+        struct Restore<'a>(&'a Local, CancelToken);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.cancel.set(self.1);
+            }
+        }
+        let local = self.local();
+        let _restore = Restore(local, local.cancel.replace(token));
+        work()
+    }
+
+    /// Runs a job taken out of a queue. It runs as work of no task: a job that belongs to
+    /// one (a stolen join frame, a scope's job, a `spawn_future` task) carries its token and
+    /// sets it itself.
+    ///
+    /// # Safety
+    /// The caller took `job` out of a queue, so it owns its execution.
+    #[inline]
+    pub(crate) unsafe fn run_job(self, job: JobRef) {
+        let local = self.local();
+        let token = local.cancel.replace(CancelToken::NONE);
+        // SAFETY: by contract. Jobs catch their own panics, so nothing unwinds past the
+        // restore below.
+        unsafe { job.execute() };
+        local.cancel.set(token);
     }
 
     // ---- Join frames (`README.md`, "Splitting") ----
@@ -202,10 +255,17 @@ impl<'a> Owner<'a> {
     }
 
     /// The slow path after `poll` said yes: heartbeat bookkeeping, then promote the oldest
-    /// recorded frame if anyone wants work.
+    /// recorded frame if anyone wants work. Returns true instead, doing nothing else, when
+    /// the work this thread runs is cancelled (`spawn_future`): the caller, a join, then runs
+    /// neither closure. The request flag is left raised, so that every later poll of the
+    /// cancelled work takes this path too.
     #[cold]
     #[inline(never)]
-    pub(crate) fn on_poll(self) {
+    pub(crate) fn on_poll(self) -> bool {
+        if self.cancelled() {
+            self.seat.split_request.store(true, Ordering::Relaxed);
+            return true;
+        }
         let local = self.local();
         let seat = self.seat;
         let beat = self.heartbeat(None) || local.beat_pending.replace(false);
@@ -226,6 +286,7 @@ impl<'a> Owner<'a> {
         // A count of wakes that `beat_now` asked for is spent by this poll's promotion, or
         // stale (no promotion: our deque was not empty); the next beat wakes one.
         local.beat_wakes.set(1);
+        false
     }
 
     // ---- The iterator driver's checks ----
@@ -255,10 +316,18 @@ impl<'a> Owner<'a> {
         self.split_wanted_cold(Some(now))
     }
 
+    /// The slow path of the driver's checks. The work of a cancelled task unwinds from here
+    /// (`unwind_cancelled`): the driver calls these between chunks, where unwinding is what a
+    /// panic in the next item would do.
     #[cold]
     fn split_wanted_cold(self, now: Option<u64>) -> Want {
         let local = self.local();
         let seat = self.seat;
+        if self.cancelled() {
+            // Keep every later check of this work on the slow path (see `on_poll`).
+            seat.split_request.store(true, Ordering::Relaxed);
+            unwind_cancelled();
+        }
         if now.is_some() {
             local.countdown.set(0);
         }
@@ -309,7 +378,8 @@ impl<'a> Owner<'a> {
     pub(crate) fn share_now(self) {
         self.promote_all();
         self.local().countdown.set(0);
-        self.on_poll();
+        // A cancelled sort stops at its next join or split check instead.
+        let _cancelled = self.on_poll();
     }
 
     /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; when a beat is due,
@@ -401,6 +471,7 @@ impl<'a> Owner<'a> {
         // back or its latch is set, as a `JobRef` requires.
         unsafe {
             (*(*frame).latch.get()).write(SpinLatch::new(&self.seat.sleep_word));
+            (*(*frame).cancel.get()).write(local.cancel.get());
             self.push(JobRef::new(frame.cast::<JobHeader>()));
         }
         let registry = self.registry();
@@ -517,7 +588,7 @@ impl<'a> Owner<'a> {
                     local.reset_heartbeat();
                 }
                 // SAFETY: we took the job out of a queue, so we own its execution.
-                unsafe { job.execute() };
+                unsafe { self.run_job(job) };
                 if worker {
                     registry.sleep.start_looking();
                 }
@@ -572,7 +643,7 @@ impl<'a> Owner<'a> {
             if let Some(job) = self.find_work() {
                 self.local().reset_heartbeat();
                 // SAFETY: we took the job out of a queue, so we own its execution.
-                unsafe { job.execute() };
+                unsafe { self.run_job(job) };
                 idle = IdleState::new();
                 continue;
             }
@@ -600,7 +671,7 @@ impl<'a> Owner<'a> {
         match job {
             Some(job) => {
                 // SAFETY: we took the job out of a queue, so we own its execution.
-                unsafe { job.execute() };
+                unsafe { self.run_job(job) };
                 true
             }
             None => false,

@@ -11,6 +11,7 @@
 
 use super::{Registry, JOINS_PER_CLOCK_READ, MAX_FRAMES, RECORD_WINDOW};
 use crate::scheduler::deque::Deque;
+use crate::scheduler::future_slot::CancelToken;
 use crate::scheduler::injector::Injector;
 use crate::scheduler::job::JobHeader;
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
@@ -26,6 +27,10 @@ pub(crate) struct FrameHead {
     pub(crate) header: JobHeader,
     /// Written at promotion, before the frame becomes visible to other threads.
     pub(crate) latch: UnsafeCell<MaybeUninit<SpinLatch>>,
+    /// The cancellation token of the work that recorded the frame (`Local::cancel`), written
+    /// at promotion like the latch, so that a thief runs `b` as work of the same task. Left
+    /// uninitialised otherwise: an unpromoted frame costs nothing more.
+    pub(crate) cancel: UnsafeCell<MaybeUninit<CancelToken>>,
 }
 
 impl FrameHead {
@@ -37,6 +42,16 @@ impl FrameHead {
     pub(crate) unsafe fn latch(&self) -> &SpinLatch {
         // SAFETY: initialised at promotion, by contract.
         unsafe { (*self.latch.get()).assume_init_ref() }
+    }
+
+    /// The frame's cancellation token.
+    ///
+    /// # Safety
+    /// The frame has been promoted (the token was written).
+    #[inline]
+    pub(crate) unsafe fn cancel(&self) -> CancelToken {
+        // SAFETY: written at promotion, by contract.
+        unsafe { (*self.cancel.get()).assume_init() }
     }
 }
 
@@ -73,6 +88,11 @@ pub(crate) struct Local {
     /// estimate of the work left says so (`Owner::beat_now`).
     pub(super) beat_wakes: Cell<u32>,
     rng: Cell<u64>,
+    /// The cancellation token of the work this thread runs now: the state of the
+    /// `spawn_future` task it belongs to, or none. Set and restored around that work by
+    /// `Owner::with_cancel_token` and `Owner::run_job`, whose callers keep the task alive
+    /// meanwhile; read by `Owner::cancelled` on the slow paths of the split checks.
+    pub(super) cancel: Cell<CancelToken>,
     /// The recorded join frames, oldest first: `frames[..depth]` are live frames on this
     /// thread's stack (each recorded by `Owner::record`, which states the frames' lifetime
     /// rule).
@@ -91,6 +111,7 @@ impl Local {
             beat_pending: Cell::new(false),
             beat_wakes: Cell::new(1),
             rng: Cell::new(seed | 1),
+            cancel: Cell::new(CancelToken::NONE),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
         }
     }
