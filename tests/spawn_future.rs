@@ -269,7 +269,11 @@ fn a_running_parallel_loop_stops_when_its_future_is_dropped() {
         unwinding.recv().unwrap();
         // Both threads are free again.
         assert_eq!(futures::executor::block_on(pool.spawn_future(|| 5)), 5);
-        assert_eq!(handled.load(Ordering::SeqCst), 0, "a cancel reached the panic handler");
+        assert_eq!(
+            handled.load(Ordering::SeqCst),
+            0,
+            "a cancel reached the panic handler"
+        );
     });
 }
 
@@ -308,9 +312,20 @@ fn cancelled_scope_jobs_that_have_not_started_never_run() {
         drop(future);
         unwinding.recv().unwrap();
         let ran = started.load(Ordering::SeqCst);
-        assert!(ran < JOBS / 2, "{ran} of {JOBS} jobs started after the cancel");
-        assert_eq!(drops.load(Ordering::SeqCst), JOBS, "every job's capture dropped once");
-        assert_eq!(handled.load(Ordering::SeqCst), 0, "a cancel reached the panic handler");
+        assert!(
+            ran < JOBS / 2,
+            "{ran} of {JOBS} jobs started after the cancel"
+        );
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            JOBS,
+            "every job's capture dropped once"
+        );
+        assert_eq!(
+            handled.load(Ordering::SeqCst),
+            0,
+            "a cancel reached the panic handler"
+        );
         assert_eq!(futures::executor::block_on(pool.spawn_future(|| 6)), 6);
     });
 }
@@ -342,7 +357,11 @@ fn cancelled_recursive_joins_unwind_on_every_thread() {
         drop(future);
         unwinding.recv().unwrap();
         assert_eq!(futures::executor::block_on(pool.spawn_future(|| 7)), 7);
-        assert_eq!(handled.load(Ordering::SeqCst), 0, "a cancel reached the panic handler");
+        assert_eq!(
+            handled.load(Ordering::SeqCst),
+            0,
+            "a cancel reached the panic handler"
+        );
     });
 }
 

@@ -165,7 +165,11 @@ impl<'a> Owner<'a> {
     /// # Safety
     /// `token` is `NONE`, or its task's slot stays alive until this returns.
     #[inline]
-    pub(crate) unsafe fn with_cancel_token<R>(self, token: CancelToken, work: impl FnOnce() -> R) -> R {
+    pub(crate) unsafe fn with_cancel_token<R>(
+        self,
+        token: CancelToken,
+        work: impl FnOnce() -> R,
+    ) -> R {
         struct Restore<'a>(&'a Local, CancelToken);
         impl Drop for Restore<'_> {
             fn drop(&mut self) {
