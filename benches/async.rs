@@ -3,8 +3,9 @@
 //! does), all awaited from a tokio current-thread runtime, in one run, interleaved.
 //!
 //! - round trip: spawn a trivial closure, run it, wake the task, await; the median of 1,000,
-//!   back to back (a loop of calls: the pool's threads are still awake from the last one) and
-//!   after 2 ms of idle time each (the threads asleep: what an occasional call pays);
+//!   back to back (a loop of calls: the pool's threads are still awake from the last one),
+//!   interleaved with the other peers and each peer alone, and after 2 ms of idle time each
+//!   (the threads asleep: what an occasional call pays);
 //! - a 10M-item `i64` sum: `spawn_future(move || v.par_iter().sum())` against calling the sum
 //!   directly from the main thread (the median of 31 each);
 //! - 1,000 at once: 1,000 trivial closures spawned, then all awaited; futures per second;
@@ -115,6 +116,23 @@ fn report_round_trips(what: &str, times: &[Vec<f64>]) {
     }
 }
 
+/// 1,000 back-to-back round trips of one peer alone (no other library's threads spinning
+/// down meanwhile). Returns microseconds.
+fn round_trips_alone(runtime: &Runtime, peer: Peer) -> Vec<f64> {
+    runtime.block_on(async {
+        let mut times = Vec::with_capacity(1_000);
+        for round in 0..1_050 {
+            let start = Instant::now();
+            let x = peer.run(move || std::hint::black_box(round)).await;
+            if round >= 50 {
+                times.push(start.elapsed().as_secs_f64() * 1e6);
+            }
+            assert_eq!(x, round);
+        }
+        times
+    })
+}
+
 fn big_sum(runtime: &Runtime) {
     use blitz_par::prelude::*;
     let v: Arc<Vec<i64>> = Arc::new((0..10_000_000i64).map(|x| x ^ 0x55).collect());
@@ -220,6 +238,14 @@ fn main() {
     let _ = round_trips(&runtime, 50, Duration::ZERO);
     let times = round_trips(&runtime, 1_000, Duration::ZERO);
     report_round_trips("back to back (1,000 each, interleaved)", &times);
+    let alone: Vec<Vec<f64>> = PEERS
+        .iter()
+        .map(|&peer| {
+            std::thread::sleep(Duration::from_millis(50));
+            round_trips_alone(&runtime, peer)
+        })
+        .collect();
+    report_round_trips("back to back, each peer alone (1,000 each)", &alone);
     let times = round_trips(&runtime, 300, Duration::from_millis(2));
     report_round_trips("after 2 ms idle each (300 each, interleaved)", &times);
     big_sum(&runtime);
