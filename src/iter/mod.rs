@@ -65,6 +65,7 @@ mod collect;
 mod collections;
 mod drain;
 mod enumerate;
+mod exact_sum;
 mod filter;
 mod find;
 mod flat_map;
@@ -118,6 +119,7 @@ pub use drain::{
 /// ```
 pub use either::Either;
 pub use enumerate::Enumerate;
+pub use exact_sum::{ExactSum, ExactSummand};
 pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith};
@@ -639,6 +641,28 @@ pub trait ParallelIterator: Sized + Send {
         S: Send + Sum<Self::Item> + Sum<S>,
     {
         reduce::sum(self)
+    }
+
+    /// The sum of `f64` or `f32` items (or references to them), correctly rounded from the
+    /// exact real sum, as Python's `math.fsum`: no order, thread count or grouping can change
+    /// it, and no cancellation loses precision. A NaN item gives NaN, and so do `+inf` and
+    /// `-inf` together; a finite sum too large for the type gives the infinity of its sign;
+    /// an exact zero is `-0.0` only when every item is `-0.0`. See [`ExactSum`], the
+    /// accumulator behind it, for sums kept across calls or machines.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v = vec![1e308, 1.0, -1e308];
+    /// assert_eq!(v.par_iter().exact_sum(), 1.0);
+    /// let tenths = vec![0.1f64; 10];
+    /// assert_eq!(tenths.par_iter().exact_sum(), 1.0);
+    /// assert_ne!(tenths.iter().sum::<f64>(), 1.0);
+    /// ```
+    fn exact_sum(self) -> <Self::Item as ExactSummand>::Output
+    where
+        Self::Item: ExactSummand,
+    {
+        exact_sum::exact_sum(self)
     }
 
     /// The product of the items. Floating-point products may differ from the sequential
