@@ -134,7 +134,9 @@ impl Big {
 
 /// The exact sum of finite terms.
 fn exact(terms: &[f64]) -> Big {
-    terms.iter().fold(Big::zero(), |acc, &x| acc.add(&Big::of(x)))
+    terms
+        .iter()
+        .fold(Big::zero(), |acc, &x| acc.add(&Big::of(x)))
 }
 
 /// What a correct `f64` result of summing `terms` must satisfy (finite terms only): the
@@ -149,7 +151,9 @@ fn check_f64(terms: &[f64], got: f64) -> Result<(), String> {
         } else {
             f64::INFINITY
         };
-        return (got == want).then_some(()).ok_or(format!("{got} for an overflow"));
+        return (got == want)
+            .then_some(())
+            .ok_or(format!("{got} for an overflow"));
     }
     if !got.is_finite() {
         return Err(format!("{got} for a finite sum"));
@@ -199,7 +203,9 @@ fn check_f32(terms: &[f32], got: f32) -> Result<(), String> {
         } else {
             f32::INFINITY
         };
-        return (got == want).then_some(()).ok_or(format!("{got} for an overflow"));
+        return (got == want)
+            .then_some(())
+            .ok_or(format!("{got} for an overflow"));
     }
     if !got.is_finite() {
         return Err(format!("{got} for a finite sum"));
@@ -307,7 +313,13 @@ fn the_issues_examples() {
         vec![0.1; 10],
         vec![1.0, 1e100, 1.0, -1e100],
         vec![f64::MAX, f64::MAX, -f64::MAX],
-        vec![5e-324, 5e-324, -1e-320, 2.2250738585072014e-308, -2.225073858507201e-308],
+        vec![
+            5e-324,
+            5e-324,
+            -1e-320,
+            2.2250738585072014e-308,
+            -2.225073858507201e-308,
+        ],
     ];
     let wants = [Some(1.0), Some(1.0), Some(2.0), Some(f64::MAX), None];
     for (terms, want) in cases.iter().zip(wants) {
@@ -358,8 +370,14 @@ fn nan_and_infinities_follow_ieee() {
     let nan = all_routes(&[1.0, f64::NAN, 2.0], &pools);
     assert!(nan.is_nan());
     assert!(all_routes(&[f64::INFINITY, 1.0, f64::NEG_INFINITY], &pools).is_nan());
-    assert_eq!(all_routes(&[f64::INFINITY, -1e308, -1e308], &pools), f64::INFINITY);
-    assert_eq!(all_routes(&[f64::NEG_INFINITY, f64::MAX, f64::MAX], &pools), f64::NEG_INFINITY);
+    assert_eq!(
+        all_routes(&[f64::INFINITY, -1e308, -1e308], &pools),
+        f64::INFINITY
+    );
+    assert_eq!(
+        all_routes(&[f64::NEG_INFINITY, f64::MAX, f64::MAX], &pools),
+        f64::NEG_INFINITY
+    );
     // A NaN among many items, wherever it falls in the split tree.
     let mut many = vec![1.0; 100_000];
     many[77_777] = f64::NAN;
@@ -375,13 +393,21 @@ fn nan_and_infinities_follow_ieee() {
 fn zeros_have_the_sign_ieee_addition_gives() {
     let neg = all_routes(&[-0.0, -0.0, -0.0], &[]);
     assert!(neg == 0.0 && neg.is_sign_negative());
-    for terms in [vec![-0.0, 0.0], vec![1.0, -1.0], vec![-1.0, 1.0, -0.0], vec![]] {
+    for terms in [
+        vec![-0.0, 0.0],
+        vec![1.0, -1.0],
+        vec![-1.0, 1.0, -0.0],
+        vec![],
+    ] {
         let got = all_routes(&terms, &[]);
         assert!(got == 0.0 && got.is_sign_positive(), "{terms:?}");
         check_f64(&terms, got).unwrap();
     }
     // A tiny negative sum stays negative, however small.
-    assert_eq!(all_routes(&[-5e-324, 0.0], &[]).to_bits(), (-5e-324f64).to_bits());
+    assert_eq!(
+        all_routes(&[-5e-324, 0.0], &[]).to_bits(),
+        (-5e-324f64).to_bits()
+    );
     let v = [-0.0f32; 5];
     assert!(v.par_iter().exact_sum().is_sign_negative());
 }

@@ -27,8 +27,6 @@ const BINS: usize = 68;
 /// normalised bin), and an `i128` holds 2^127.
 const CARRY_EVERY: u64 = 1 << 40;
 
-
-
 /// The least number of items for which [`ExactSum::add_all`] takes the faster [`Batch`]
 /// path: below it, the drain costs more than the per-term savings.
 const BATCH_MIN: usize = 64;
@@ -124,7 +122,12 @@ impl ExactSum {
     #[inline]
     pub fn add(&mut self, x: f64) {
         let bits = x.to_bits();
-        self.flags |= FLAG_ANY | if bits == NEGATIVE_ZERO { 0 } else { FLAG_NOT_NEG_ZERO };
+        self.flags |= FLAG_ANY
+            | if bits == NEGATIVE_ZERO {
+                0
+            } else {
+                FLAG_NOT_NEG_ZERO
+            };
         self.count_terms(1);
         let exponent = (bits >> 52) & 0x7ff;
         if exponent.wrapping_sub(1) >= 0x7fe {
@@ -311,7 +314,9 @@ impl ExactSum {
     /// The bits of the rounded sum in `format`.
     fn round(&self, format: Format) -> u64 {
         let flags = self.flags;
-        if flags & FLAG_NAN != 0 || flags & (FLAG_POS_INF | FLAG_NEG_INF) == FLAG_POS_INF | FLAG_NEG_INF {
+        if flags & FLAG_NAN != 0
+            || flags & (FLAG_POS_INF | FLAG_NEG_INF) == FLAG_POS_INF | FLAG_NEG_INF
+        {
             return format.nan;
         }
         if flags & FLAG_POS_INF != 0 {
@@ -332,7 +337,9 @@ impl ExactSum {
         };
         // The last place kept: `precision` bits from the top, but never below the format's
         // least subnormal.
-        let ulp = (top + 1).saturating_sub(format.precision).max(format.least_ulp);
+        let ulp = (top + 1)
+            .saturating_sub(format.precision)
+            .max(format.least_ulp);
         let mut mantissa = bits_from(&magnitude, ulp, format.precision);
         if ulp > 0 && bit(&magnitude, ulp - 1) {
             let sticky = ulp > 1 && any_below(&magnitude, ulp - 1);
@@ -828,7 +835,9 @@ mod tests {
     #[test]
     fn the_batch_loop_and_single_adds_agree() {
         // Enough terms for the four-set loop, with every kind of term among them.
-        let mut terms: Vec<f64> = (0..1000).map(|i| (f64::from(i) - 500.5) * 1.37e-3).collect();
+        let mut terms: Vec<f64> = (0..1000)
+            .map(|i| (f64::from(i) - 500.5) * 1.37e-3)
+            .collect();
         terms.extend([0.0, -0.0, 5e-324, -2.5e-320, 1e308, -1e300, 3.0e-310]);
         let batched: ExactSum = terms.iter().copied().collect();
         let mut single = ExactSum::new();
@@ -852,7 +861,10 @@ mod tests {
             assert_eq!(batched, single);
             batched.to_f64()
         };
-        assert_eq!(batched(many(-0.0, 1000).collect()).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(
+            batched(many(-0.0, 1000).collect()).to_bits(),
+            (-0.0f64).to_bits()
+        );
         assert_eq!(batched(many(-0.0, 999).chain([0.0]).collect()).to_bits(), 0);
         let inf = many(1.0, 500).chain([f64::INFINITY]).chain(many(-2.0, 500));
         assert_eq!(batched(inf.collect()), f64::INFINITY);
@@ -861,7 +873,9 @@ mod tests {
         let nan = many(1.0, 9000).chain([f64::from_bits(0x7ff0_0000_0000_0001)]);
         assert!(batched(nan.collect()).is_nan());
         // Subnormals of both signs and -0.0 beside them.
-        let tiny = many(-5e-324, 3000).chain(many(-0.0, 10)).chain(many(1e-320, 1));
+        let tiny = many(-5e-324, 3000)
+            .chain(many(-0.0, 10))
+            .chain(many(1e-320, 1));
         assert_eq!(batched(tiny.collect()), 1e-320 - 3000.0 * 5e-324);
     }
 
