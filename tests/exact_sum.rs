@@ -83,8 +83,8 @@ impl Big {
     fn sub_magnitudes(a: &[u32], b: &[u32]) -> Vec<u32> {
         let mut out = Vec::with_capacity(a.len());
         let mut borrow = 0i64;
-        for i in 0..a.len() {
-            let mut d = i64::from(a[i]) - i64::from(*b.get(i).unwrap_or(&0)) - borrow;
+        for (i, &digit) in a.iter().enumerate() {
+            let mut d = i64::from(digit) - i64::from(*b.get(i).unwrap_or(&0)) - borrow;
             borrow = 0;
             if d < 0 {
                 d += 1 << 32;
