@@ -1,5 +1,5 @@
-//! A deterministic mean and variance over distributed `f64`: the same bits for any number of
-//! ranks and threads.
+//! A deterministic mean and variance over distributed `f64`, and the mean from the correctly
+//! rounded (exact) sum: the same bits for any number of ranks and threads.
 //!
 //! ```sh
 //! cargo build --release -p blitz-par-mpi --example dist_stats
@@ -29,12 +29,14 @@ fn value(i: usize) -> f64 {
     (u - 0.3) * 10f64.powi((z % 12) as i32 - 4)
 }
 
-/// Mean and (sample) variance, by two deterministic sums.
-fn stats<C: Communicator>(comm: &C, local: &[f64], n: usize) -> Result<(f64, f64), Error> {
+/// Mean and (sample) variance, by two deterministic sums, and the mean from the correctly
+/// rounded sum.
+fn stats<C: Communicator>(comm: &C, local: &[f64], n: usize) -> Result<(f64, f64, f64), Error> {
     let mean = local.across(comm).deterministic().sum()? / n as f64;
     let squares: Vec<f64> = local.par_iter().map(|&x| (x - mean) * (x - mean)).collect();
     let variance = squares.across(comm).deterministic().sum()? / (n as f64 - 1.0);
-    Ok((mean, variance))
+    let exact_mean = local.across(comm).exact_sum()? / n as f64;
+    Ok((mean, variance, exact_mean))
 }
 
 /// Rank `rank`'s range of `0..n` in a cut weighted by `weights` (one per rank).
@@ -73,22 +75,22 @@ fn main() -> ExitCode {
             }
         }
     }
-    let mut ok = results[0].0.to_bits() == results[1].0.to_bits()
-        && results[0].1.to_bits() == results[1].1.to_bits();
+    let bits = |r: &(f64, f64, f64)| [r.0.to_bits(), r.1.to_bits(), r.2.to_bits()];
+    let mut ok = bits(&results[0]) == bits(&results[1]);
     if rank == 0 {
         let alone = SimpleCommunicator::self_comm();
         let all: Vec<f64> = (0..n).into_par_iter().map(value).collect();
         let single = stats(&alone, &all, n).expect("one rank");
-        ok &= single.0.to_bits() == results[0].0.to_bits()
-            && single.1.to_bits() == results[0].1.to_bits();
+        ok &= bits(&single) == bits(&results[0]);
         println!(
             "dist_stats: {n} f64 on {size} ranks x {} threads: mean {:e} (bits {:#018x}), variance {:e} \
-             (bits {:#018x}); another cut and one rank alone give the same bits: {}",
+             (bits {:#018x}); exact mean {:e}; another cut and one rank alone give the same bits: {}",
             blitz_par::current_num_threads(),
             results[0].0,
             results[0].0.to_bits(),
             results[0].1,
             results[0].1.to_bits(),
+            results[0].2,
             if ok { "ok" } else { "FAILED" },
         );
     }

@@ -9,7 +9,8 @@
 //!   [`sum`](Across::sum), [`reduce`](Across::reduce), [`min`](Across::min),
 //!   [`max`](Across::max), [`inclusive_scan`](Across::inclusive_scan),
 //!   [`exclusive_scan`](Across::exclusive_scan), and a [`deterministic`](Across::deterministic)
-//!   mode whose results are the same bits for any number of ranks and threads.
+//!   mode whose results are the same bits for any number of ranks and threads, and
+//!   [`exact_sum`](Across::exact_sum), the correctly rounded sum of `f64` or `f32` data.
 //! - A distributed sample sort: [`par_sort_unstable`], [`par_sort`], [`par_sort_by`],
 //!   [`par_sort_by_key`]. The ranks' outputs, in rank order, form the sorted whole, within
 //!   10% of `N / P` elements each.
@@ -54,12 +55,14 @@
 mod agree;
 mod deterministic;
 mod error;
+mod exact;
 mod raw;
 mod reduce;
 mod sort;
 
 pub use deterministic::{Deterministic, LEAF_LEN};
 pub use error::Error;
+pub use exact::ExactFloat;
 #[doc(hidden)]
 pub use raw::set_max_count_for_tests;
 pub use reduce::{Across, AcrossRanks};

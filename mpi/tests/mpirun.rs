@@ -1,6 +1,6 @@
 //! The distributed tests: every operation under `mpirun -n 1`, `2`, `3` and `4`, against the
 //! single-process blitz-par (or sequential) result on the same global data, with random part
-//! sizes, empty parts included; then the failures: panicking operators and comparators,
+//! sizes, empty parts included (exact sums against blitz-par's `exact_sum`); then the failures: panicking operators and comparators,
 //! mismatched operations and element types, and the split exchange for counts past MPI's
 //! `int` (with the limit lowered).
 //!
@@ -277,6 +277,39 @@ fn check_reductions<C: Communicator>(
         floats.iter().copied().min_by(f64::total_cmp),
         "{context}"
     );
+    assert_eq!(
+        local_floats.across(world).exact_sum().unwrap().to_bits(),
+        floats.par_iter().exact_sum().to_bits(),
+        "exact sum, {context}"
+    );
+    // Magnitudes from 1e-300 to 1e300, both signs: cancellation everywhere.
+    let wild: Vec<f64> = (0..n)
+        .map(|_| {
+            let r = splitmix(state);
+            let sign = if r & 1 == 0 { 1.0 } else { -1.0 };
+            sign * ((r >> 12) as f64 / (1u64 << 52) as f64) * 10f64.powi((r % 601) as i32 - 300)
+        })
+        .collect();
+    assert!(wild.iter().all(|x| x.is_finite()));
+    assert_eq!(
+        cut.part(&wild, rank)
+            .across(world)
+            .exact_sum()
+            .unwrap()
+            .to_bits(),
+        wild.par_iter().exact_sum().to_bits(),
+        "exact sum of wild magnitudes, {context}"
+    );
+    let singles: Vec<f32> = floats.iter().map(|&x| x as f32).collect();
+    assert_eq!(
+        cut.part(&singles, rank)
+            .across(world)
+            .exact_sum()
+            .unwrap()
+            .to_bits(),
+        singles.par_iter().exact_sum().to_bits(),
+        "exact f32 sum, {context}"
+    );
     // An operator that is not associative shows the exact tree.
     let skew = |a: u64, b: u64| a.wrapping_mul(3).wrapping_add(b);
     assert_eq!(
@@ -284,7 +317,7 @@ fn check_reductions<C: Communicator>(
         tree_reduce(&ints, &skew),
         "deterministic tree, {context}"
     );
-    7
+    10
 }
 
 fn check_scans<C: Communicator>(
@@ -530,6 +563,19 @@ fn check_failures<C: Communicator>(world: &C) -> usize {
             "mismatched operations gave {got:?}"
         );
     }
+
+    // Exact sums across ranks: 1e308 on rank 0, -1e308 on the last, 1.0 in the middle.
+    let mut spread = Vec::new();
+    if rank == 0 {
+        spread.push(1e308);
+    }
+    if rank == size / 2 {
+        spread.push(1.0);
+    }
+    if rank == last {
+        spread.push(-1e308);
+    }
+    assert_eq!(spread.across(world).exact_sum().unwrap(), 1.0);
 
     // The communicator still works after every failure.
     let total = data.across(world).sum().unwrap();
