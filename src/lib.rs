@@ -1,23 +1,182 @@
-//! blitz-par: data-parallel iterators, parallel sorts and fork-join on a low-overhead
-//! work-stealing scheduler.
+//! Data-parallel iterators, parallel sorts and fork-join for Rust, on a work-stealing
+//! scheduler built for low overhead.
 //!
-//! The crate follows rayon's API, so that replacing `use rayon::prelude::*` with
-//! `use blitz_par::prelude::*` (and `rayon::join` with `blitz_par::join`) is all a rayon user
-//! has to change. Where blitz-par deliberately differs, the item's documentation says so.
+//! blitz-par has rayon's API: `use blitz_par::prelude::*` in place of `use rayon::prelude::*`,
+//! and `blitz_par::join`, `blitz_par::scope`, `blitz_par::ThreadPoolBuilder`, ... in place of
+//! rayon's. Under that API, tiny inputs cost about what a sequential loop costs, idle threads
+//! sleep instead of spinning, and the sorts pick a radix, merge or run-merging algorithm by
+//! type and input.
 //!
 //! ```
-//! let (a, b) = blitz_par::join(|| 1 + 1, || 2 + 2);
-//! assert_eq!((a, b), (2, 4));
+//! use blitz_par::prelude::*;
+//!
+//! let v: Vec<u64> = (0..1_000_000).collect();
+//! let sum: u64 = v.par_iter().sum();
+//! let odd_squares: Vec<u64> = v.par_iter().filter(|&&x| x % 2 == 1).map(|&x| x * x).collect();
+//!
+//! let mut w: Vec<u64> = (0..1_000_000).rev().collect();
+//! w.par_sort_unstable();
+//!
+//! let (a, b) = blitz_par::join(|| w[0], || odd_squares.len());
+//! assert_eq!((sum, a, b), (499_999_500_000, 0, 500_000));
 //! ```
 //!
-//! # Layers
+//! # A tour
+//!
+//! ## Parallel iterators
+//!
+//! The [`prelude`] brings the traits that give collections their parallel iterators:
+//! [`par_iter`](iter::IntoParallelRefIterator::par_iter) and
+//! [`par_iter_mut`](iter::IntoParallelRefMutIterator::par_iter_mut) on slices, `Vec` and
+//! std's collections, [`into_par_iter`](iter::IntoParallelIterator::into_par_iter) on those
+//! and on integer ranges, [`par_chars`](str::ParallelString::par_chars),
+//! [`par_lines`](str::ParallelString::par_lines) and the other string splits,
+//! [`par_chunks`](slice::ParallelSlice::par_chunks) and the other slice views, and
+//! [`par_bridge`](iter::ParallelBridge::par_bridge) for any `Iterator + Send`. Adapters and
+//! consumers are those of [`ParallelIterator`](iter::ParallelIterator) and
+//! [`IndexedParallelIterator`](iter::IndexedParallelIterator): `map`, `filter`, `flat_map`,
+//! `zip`, `enumerate`, `fold`, `reduce`, `sum`, `min_by_key`, `find_first`, `collect` into
+//! `Vec`, `String`, the std maps and sets, `Result` and `Option`, and the rest.
+//!
+//! No grain size to tune: one driver splits every iterator, peeling chunks off the front while
+//! they are cheap and splitting the rest only when another thread asks for work.
+//! `with_min_len` and `with_max_len` remain for code that sets them.
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//! use std::collections::HashMap;
+//!
+//! let text = "the quick brown fox jumps over the lazy dog the end";
+//! let counts: HashMap<&str, usize> = text
+//!     .par_split_whitespace()
+//!     .fold(HashMap::new, |mut m, w| { *m.entry(w).or_insert(0) += 1; m })
+//!     .reduce(HashMap::new, |mut a, b| { for (w, n) in b { *a.entry(w).or_insert(0) += n; } a });
+//! assert_eq!(counts["the"], 3);
+//! ```
+//!
+//! ## Sorts
+//!
+//! [`ParallelSliceMut`](slice::ParallelSliceMut) sorts slices in parallel:
+//! [`par_sort`](slice::ParallelSliceMut::par_sort) (stable),
+//! [`par_sort_unstable`](slice::ParallelSliceMut::par_sort_unstable), and their `_by`,
+//! `_by_key` and `_by_cached_key` forms. Primitive keys and byte strings (`String`, `&str`,
+//! `Vec<u8>`, also as the key of `par_sort_by_key`, and `f64::total_cmp`) are radix sorted;
+//! inputs made of a few ordered runs are merged; everything else gets a parallel merge sort or
+//! quicksort. Most sorts use a scratch buffer as large as the slice (see
+//! [`ParallelSliceMut`](slice::ParallelSliceMut) for memory and panics).
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//!
+//! let mut names = vec!["delta".to_string(), "alpha".into(), "charlie".into(), "bravo".into()];
+//! names.par_sort_unstable();
+//! let mut readings = vec![2.5f64, -1.0, 0.0, 7.25];
+//! readings.par_sort_by(f64::total_cmp);
+//! assert_eq!((names[0].as_str(), readings[0]), ("alpha", -1.0));
+//! ```
+//!
+//! ## Fork-join: `join` and `scope`
+//!
+//! [`join`] runs two closures, potentially in parallel; one that no idle thread takes costs a
+//! few nanoseconds, so it fits every level of a fine-grained recursion. [`scope`] spawns any
+//! number of jobs that may borrow from the caller's stack and waits for all of them;
+//! [`spawn`] starts a `'static` job and returns at once; [`broadcast`] runs a closure on every
+//! thread of the pool. Panics propagate to the caller once every job that borrows its stack has
+//! finished, and the pool keeps working.
+//!
+//! ```
+//! fn sum(v: &[u64]) -> u64 {
+//!     if v.len() <= 1024 {
+//!         return v.iter().sum();
+//!     }
+//!     let (left, right) = v.split_at(v.len() / 2);
+//!     let (a, b) = blitz_par::join(|| sum(left), || sum(right));
+//!     a + b
+//! }
+//! let v: Vec<u64> = (1..=100_000).collect();
+//! assert_eq!(sum(&v), 5_000_050_000);
+//! ```
+//!
+//! ## Thread pools
+//!
+//! Parallel work runs on the global pool, one thread per core unless `BLITZ_NUM_THREADS` (or,
+//! when that is unset, `RAYON_NUM_THREADS`) says otherwise; a value that is not a positive
+//! integer is reported once on stderr and ignored. [`ThreadPoolBuilder`] builds other pools:
+//! thread count, names, stack size, start, exit and panic handlers, a custom spawn handler,
+//! scoped threads, and the building thread as a worker. [`ThreadPool::install`] runs a closure
+//! and all the parallel work inside it on that pool.
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//!
+//! let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+//! let total: u64 = pool.install(|| (1..=1000u64).into_par_iter().sum());
+//! assert_eq!(total, 500_500);
+//! ```
+//!
+//! ## Beyond rayon
+//!
+//! - [`spawn_future`] (and [`ThreadPool::spawn_future`]) runs a closure on the pool and returns
+//!   a [`SpawnFuture`] for async code to await: the executor's thread is not blocked, dropping
+//!   the future cancels the work, and a panic re-raises at the `.await`.
+//! - [`parallel_for`] and [`parallel_for_chunks`] loop over an index range (`0..n`) in
+//!   parallel, without building an iterator pipeline.
+//! - [`SyncPtr`] is a pointer into a slice that parallel closures share to write disjoint
+//!   indices: compute where every item goes, then write them all in parallel.
+//! - The `blitz-par-mpi` crate of the same repository runs blitz-par in every MPI rank and adds
+//!   distributed reductions, scans and a sample sort.
+//!
+//! ```
+//! let mut squares = vec![0u64; 1000];
+//! let out = blitz_par::SyncPtr::new(&mut squares);
+//! // SAFETY: each index is written by one call only, and `squares` outlives the loop.
+//! blitz_par::parallel_for(0..1000, |i| unsafe { out.write(i, (i * i) as u64) });
+//! assert_eq!(squares[999], 998_001);
+//! ```
+//!
+//! # Cargo features
+//!
+//! All off by default. Each gives the crate of its name the parallel support that crate's own
+//! `rayon` feature gives rayon users, under the same names, with the traits in the [`prelude`].
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `indicatif` | `progress()`, `progress_count(n)`, `progress_with(bar)` and `progress_with_style(style)` on every parallel iterator: indicatif's progress bars (module `indicatif`) |
+//! | `hashbrown` | parallel iterators, `collect`, `par_extend`, `par_drain` and the parallel methods of hashbrown's `HashMap`, `HashSet` and `HashTable` (module `hashbrown`) |
+//! | `indexmap` | indexed, order-keeping parallel iterators, `collect`, `par_extend`, `par_drain`, the parallel methods and the parallel sorts of indexmap's `IndexMap` and `IndexSet` (module `indexmap`) |
+//!
+//! # Differences from rayon
+//!
+//! Code written for rayon compiles and behaves the same, but for these, each explained in the
+//! item's documentation:
+//!
+//! - Called from a thread outside every pool, [`join`], [`scope`] and parallel iterators run on
+//!   that thread, which takes part in the global pool for the duration of the call, instead of
+//!   being sent to a pool thread while the caller blocks. So tiny parallel calls cost about what
+//!   sequential code costs, and [`current_thread_index`] is `None` there.
+//! - In [`join`], the first closure must not wait for the second (on a channel, a lock or a
+//!   barrier): the second closure becomes stealable only when the first one calls back into the
+//!   scheduler. Closures that wait for each other belong in a [`scope`].
+//! - Dropping a [`ThreadPool`] waits for its work and joins its threads.
+//! - The sorts allocate a scratch buffer for most inputs; a comparator that is not a total
+//!   order may make them panic, as std's sorts do.
+//! - `spawn_fifo` from inside a pool goes to the pool's queue, not the worker's own.
+//!
+//! Not provided: rayon-core's deprecated `Configuration`, `ThreadPool::new` and `initialize`
+//! (use [`ThreadPoolBuilder`]).
+//!
+//! Besides the pools' threads, the process gets one more, `blitz-par-watch`, the first time a
+//! short loop runs: it hands the rest of such a loop to the pool when its first items run long,
+//! and sleeps while no loop needs it.
+//!
+//! # Design
 //!
 //! The folders under `src/` are the layers of the design, each depending only on those below
 //! it: `sync` (atomics, futex, padding, the clock; the one module loom replaces), `scheduler`
 //! (deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs
 //! are in `src/scheduler/README.md`), `iter` (parallel iterators and their one splitting
-//! driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`). Measurements are
-//! in `PERF.md`.
+//! driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`). Measurements, and
+//! the commands that reproduce them, are in `PERF.md`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -25,7 +184,7 @@
 
 pub(crate) mod sync;
 
-pub mod scheduler;
+mod scheduler;
 
 pub mod slice;
 

@@ -1,14 +1,17 @@
-//! Parallel iterators: rayon's iterator API over one splitting driver.
+//! Parallel iterators: rayon's iterator API.
 //!
-//! [`ParallelIterator`] is the unindexed base trait (`drive_unindexed`, `opt_len`);
-//! [`IndexedParallelIterator`] adds an exact length and a [`plumbing::Producer`] that splits at
-//! any index. Every adapter wraps producers, consumers and folders; every consuming method
-//! builds a consumer and hands it to the driver in [`plumbing`], which alone decides where to
-//! split (see `plumbing/splitter.rs`). The names and semantics are rayon's, so that
-//! `use blitz_par::prelude::*` replaces `use rayon::prelude::*`.
+//! Most code needs only `use blitz_par::prelude::*`, which brings the traits of this module:
+//! [`IntoParallelIterator`], [`IntoParallelRefIterator`] and [`IntoParallelRefMutIterator`]
+//! give collections and ranges their `into_par_iter`, `par_iter` and `par_iter_mut`;
+//! [`ParallelIterator`] has the adapters and consumers every parallel iterator has (`map`,
+//! `filter`, `reduce`, `collect`, ...); [`IndexedParallelIterator`] adds those that need an
+//! exact length and a split at any index (`zip`, `enumerate`, `rev`, `position_first`,
+//! `collect_into_vec`, ...). [`ParallelExtend`] and [`FromParallelIterator`] are the targets
+//! of `par_extend` and `collect`.
 //!
-//! This file is long on purpose: it is the API surface (two traits whose provided methods are
-//! the documented user API); the machinery lives in the submodules, one per adapter family.
+//! The structs are the iterators those methods return. They are also reachable under rayon's
+//! module paths (`blitz_par::vec::IntoIter`, `blitz_par::range::Iter`, ...), and
+//! [`plumbing`] is the protocol for writing parallel iterators and consumers of your own.
 //!
 //! ```
 //! use blitz_par::prelude::*;
@@ -16,6 +19,11 @@
 //! let even_squares: i64 = v.par_iter().filter(|&&x| x % 2 == 0).map(|&x| x * x).sum();
 //! assert_eq!(even_squares, v.iter().filter(|&&x| x % 2 == 0).map(|&x| x * x).sum());
 //! ```
+
+// This file is long on purpose: it is the API surface (two traits whose provided methods are
+// the documented user API); the machinery lives in the submodules, one per adapter family.
+// Every adapter wraps producers, consumers and folders; every consuming method builds a
+// consumer and hands it to the driver in `plumbing`, which alone decides where to split.
 
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};
