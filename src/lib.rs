@@ -119,6 +119,9 @@
 //! - [`spawn_future`] (and [`ThreadPool::spawn_future`]) runs a closure on the pool and returns
 //!   a [`SpawnFuture`] for async code to await: the executor's thread is not blocked, dropping
 //!   the future cancels the work, and a panic re-raises at the `.await`.
+//! - [`exact_sum`](iter::ParallelIterator::exact_sum) adds `f64` or `f32` items correctly
+//!   rounded, as Python's `math.fsum`: the same bits for any order, grouping or thread count.
+//!   Its accumulator, [`ExactSum`](iter::ExactSum), can be kept, merged and shipped.
 //! - [`parallel_for`] and [`parallel_for_chunks`] loop over an index range (`0..n`) in
 //!   parallel, without building an iterator pipeline.
 //! - [`SyncPtr`] is a pointer into a slice that parallel closures share to write disjoint
