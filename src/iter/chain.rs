@@ -34,21 +34,26 @@ where
         C: UnindexedConsumer<A::Item>,
     {
         let Chain { a, b } = self;
-        // With a known length on the left, split by index: indexed consumers (collect) need it.
-        let (left, right, reducer) = match a.opt_len() {
-            Some(len) => consumer.split_at(len),
-            None => {
-                let reducer = consumer.to_reducer();
-                (consumer.split_off_left(), consumer, reducer)
-            }
-        };
-        let (a, b) = crate::scheduler::enter(|| {
-            crate::join(
-                move || a.drive_unindexed(left),
-                move || b.drive_unindexed(right),
-            )
-        });
-        reducer.reduce(a, b)
+        // Whole on a worker where the global pool keeps outside callers' work there: the
+        // reduction below runs user code too.
+        crate::scheduler::in_pool(move || {
+            // With a known length on the left, split by index: indexed consumers (collect)
+            // need it.
+            let (left, right, reducer) = match a.opt_len() {
+                Some(len) => consumer.split_at(len),
+                None => {
+                    let reducer = consumer.to_reducer();
+                    (consumer.split_off_left(), consumer, reducer)
+                }
+            };
+            let (a, b) = crate::scheduler::enter(|| {
+                crate::join(
+                    move || a.drive_unindexed(left),
+                    move || b.drive_unindexed(right),
+                )
+            });
+            reducer.reduce(a, b)
+        })
     }
 
     fn opt_len(&self) -> Option<usize> {

@@ -11,8 +11,10 @@
 
 use super::pool::{ThreadPool, GLOBAL};
 use super::registry::{
-    has_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GLOBAL_GUEST_SEATS,
+    has_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GUEST_SEATS,
 };
+use super::MAX_NUM_THREADS;
+use crate::sync::{default_thread_stack, room_for_thread};
 use std::any::Any;
 use std::fmt;
 use std::io;
@@ -22,7 +24,8 @@ use std::sync::Arc;
 /// a positive integer, else `RAYON_NUM_THREADS` if it does (a deployment configured for rayon
 /// keeps its limit; 0 there means the default, as in rayon), else
 /// `std::thread::available_parallelism()`. An unusable value is reported on stderr once.
-fn default_num_threads() -> usize {
+/// Also says whether a variable decided it (a thread count the user chose).
+fn default_num_threads() -> (usize, bool) {
     static REPORTED: std::sync::Once = std::sync::Once::new();
     let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
     let rayon = std::env::var("RAYON_NUM_THREADS").ok();
@@ -42,7 +45,19 @@ fn default_num_threads() -> usize {
             }
         });
     }
-    n
+    (n, chosen.is_some())
+}
+
+/// Whether the environment asks for one thread (`BLITZ_NUM_THREADS`, else
+/// `RAYON_NUM_THREADS`): a global pool started without `build_global` then keeps the work of
+/// outside callers on its thread (see [`ThreadPoolBuilder::pool_threads_only`]). Read once.
+pub(crate) fn environment_asks_for_one_thread() -> bool {
+    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONE.get_or_init(|| {
+        let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
+        let rayon = std::env::var("RAYON_NUM_THREADS").ok();
+        threads_from_env(blitz.as_deref(), rayon.as_deref()).0 == Some(1)
+    })
 }
 
 /// The thread count that the values of `BLITZ_NUM_THREADS` and `RAYON_NUM_THREADS` (`None`:
@@ -129,6 +144,13 @@ impl std::error::Error for ThreadPoolBuildError {
 pub trait ThreadSpawn {
     /// Starts a thread that calls `thread.run()`.
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<()>;
+
+    /// Whether this is a spawn handler the user gave: part of a configuration that keeps
+    /// outside callers' work on the pool's threads (see
+    /// [`ThreadPoolBuilder::pool_threads_only`]).
+    fn is_custom(&self) -> bool {
+        true
+    }
 }
 
 /// The default spawn handler: a `std::thread` per worker, with the configured name and stack
@@ -156,10 +178,17 @@ impl ThreadSpawn for DefaultSpawn {
         if let Some(size) = thread.stack_size() {
             builder = builder.stack_size(size);
         }
+        // Under an address-space limit, a thread that starts with too little room left aborts
+        // the process (`sync/address_space.rs`); fail the build instead.
+        room_for_thread(thread.stack_size().unwrap_or_else(default_thread_stack))?;
         let registry = thread.registry.clone();
         let handle = builder.spawn(move || thread.run())?;
         registry.add_thread_handle(handle);
         Ok(())
+    }
+
+    fn is_custom(&self) -> bool {
+        false
     }
 }
 
@@ -232,6 +261,11 @@ impl ThreadBuilder {
             index,
             registry,
         }
+    }
+
+    /// The registry this worker belongs to.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// The index of this worker in its pool: what
@@ -348,6 +382,27 @@ impl fmt::Debug for ThreadBuilder {
 /// `S` says how worker threads are started: by default with `std::thread`; after
 /// [`spawn_handler`](Self::spawn_handler), with the given closure.
 ///
+/// # The global pool
+///
+/// Parallel work started on a thread outside every pool runs in the global pool. It starts
+/// with the first parallel call, in the configuration of [`build_global`](Self::build_global)
+/// if that was called before, else in the default one: `BLITZ_NUM_THREADS` threads, else
+/// `RAYON_NUM_THREADS`, else one per CPU.
+///
+/// By default the calling thread takes part in that work, so that a small parallel call costs
+/// about what the sequential loop costs. Configured with a stack size, thread names, start,
+/// exit or spawn handlers, or one thread (also by either environment variable), the global
+/// pool runs every closure of that work on its own threads instead, as rayon does, the caller
+/// waiting; [`pool_threads_only`](Self::pool_threads_only) chooses either way explicitly.
+///
+/// Started by a parallel call, the global pool cannot report an error, so it makes do with the
+/// threads the system lets it start: under a limit on threads, processes or address space it
+/// runs with fewer workers than asked for (an eighth fewer than it could start, to leave room
+/// for the rest of the program), down to none, in which case the threads that start parallel
+/// work run all of it. It says so once on stderr, with the error of the start that failed.
+/// [`build`](Self::build) and [`build_global`](Self::build_global) return that error instead,
+/// as rayon's do.
+///
 /// ```
 /// let pool = blitz_par::ThreadPoolBuilder::new()
 ///     .num_threads(2)
@@ -365,6 +420,8 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     start_handler: Option<ThreadHandler>,
     exit_handler: Option<ThreadHandler>,
     panic_handler: Option<PanicHandler>,
+    /// `None`: decided by the rest of the configuration (`pool_threads_only`'s docs).
+    pool_threads_only: Option<bool>,
     spawn_handler: S,
 }
 
@@ -378,6 +435,7 @@ impl Default for ThreadPoolBuilder {
             start_handler: None,
             exit_handler: None,
             panic_handler: None,
+            pool_threads_only: None,
             spawn_handler: DefaultSpawn,
         }
     }
@@ -389,6 +447,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("num_threads", &self.num_threads)
             .field("use_current_thread", &self.use_current_thread)
             .field("stack_size", &self.stack_size)
+            .field("pool_threads_only", &self.pool_threads_only)
             .finish_non_exhaustive()
     }
 }
@@ -449,6 +508,7 @@ impl ThreadPoolBuilder {
                     if let Some(size) = thread.stack_size() {
                         builder = builder.stack_size(size);
                     }
+                    room_for_thread(thread.stack_size().unwrap_or_else(default_thread_stack))?;
                     builder.spawn_scoped(scope, move || wrapper(thread))?;
                     Ok(())
                 })
@@ -484,7 +544,9 @@ impl<S> ThreadPoolBuilder<S> {
     /// though: it takes jobs (its share of a `broadcast` included) only while it waits inside
     /// the pool (in a `join` whose second closure was taken by another worker, at the end of a
     /// scope or a broadcast, or in [`yield_now`](crate::yield_now)). A pool of one thread
-    /// built this way runs work from other threads (`spawn`, `install` from outside) only then.
+    /// built this way runs work from other threads (`spawn`, `install` from outside, and, for
+    /// the global pool, any parallel call of another thread, since one thread keeps that work
+    /// on the pool's threads) only then.
     ///
     /// Building fails if the calling thread already belongs to a pool (also while it runs
     /// parallel work as a guest of the global pool).
@@ -621,6 +683,59 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// Whether parallel work that a thread outside every pool starts on this pool runs on the
+    /// pool's threads only (`true`), the caller blocking until it is done, as in rayon; or
+    /// partly on the calling thread (`false`), which takes part in the work as a *guest*.
+    ///
+    /// Work started on the pool from outside means, for the global pool, every parallel
+    /// operation that a thread outside every pool calls (`join`, scopes, parallel iterators,
+    /// sorts, `parallel_for`, ...); for a built pool, [`install`](ThreadPool::install) and the
+    /// methods built on it (`join`, `scope`, `scope_fifo`) and the jobs of
+    /// [`in_place_scope`](ThreadPool::in_place_scope) (whose own closure runs on the caller
+    /// either way, as in rayon). Work started from one of the pool's threads runs in the pool
+    /// as always; `spawn` and `broadcast` jobs run on its workers either way.
+    ///
+    /// The default is `true`, except for the global pool, where it is `false` unless the
+    /// pool is configured with any of [`stack_size`](Self::stack_size),
+    /// [`thread_name`](Self::thread_name), [`start_handler`](Self::start_handler),
+    /// [`exit_handler`](Self::exit_handler), [`spawn_handler`](Self::spawn_handler), or one
+    /// thread ([`num_threads(1)`](Self::num_threads), or, with `num_threads` unset,
+    /// `BLITZ_NUM_THREADS=1` or `RAYON_NUM_THREADS=1`): such settings say that the work
+    /// needs those threads (their stack, their name, their setup) or one thread at a time.
+    ///
+    /// The cost of `true`: every call from outside wakes a worker (unless one is awake) and
+    /// waits for it to hand the result back, however small the work. From a thread outside
+    /// the pool on the 2-core VM (`benches/outside.rs`, medians, three runs): a 1,000-item
+    /// sum called in a loop takes 0.15 us as a guest and 0.9 to 1.8 us handed to the workers
+    /// (the sequential loop: 0.11 us); after 5 ms of idle time, when a worker has to be
+    /// woken, 3.4 to 4.1 us against 42 to 48 us. A 100,000-item sum: 9 to 14 us against 14
+    /// to 41 us in a loop, 22 to 61 us against 66 to 128 us after idle time. (rayon, which
+    /// always hands the work over: 20 to 23 us, 58 to 74 us, 38 to 44 us and 94 to 142 us.)
+    ///
+    /// A global pool that could start no thread at all (see [the global
+    /// pool](ThreadPoolBuilder#the-global-pool)) runs the work on the calling threads whatever
+    /// this says.
+    ///
+    /// ```
+    /// // A pool whose `install` from outside runs on the calling thread, as a guest.
+    /// let pool = blitz_par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .pool_threads_only(false)
+    ///     .build()
+    ///     .unwrap();
+    /// let here = std::thread::current().id();
+    /// assert_eq!(pool.install(|| std::thread::current().id()), here);
+    /// assert_eq!(pool.install(blitz_par::current_num_threads), 2);
+    ///
+    /// // The default for a built pool: the closure runs on one of its threads.
+    /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// assert!(pool.install(blitz_par::current_thread_index).is_some());
+    /// ```
+    pub fn pool_threads_only(mut self, pool_threads_only: bool) -> Self {
+        self.pool_threads_only = Some(pool_threads_only);
+        self
+    }
+
     /// Starts the worker threads with `spawn` instead of `std::thread::spawn`: it is called
     /// once per worker, on the thread that builds the pool, with a [`ThreadBuilder`], and must
     /// start a thread that calls [`ThreadBuilder::run`] (or return an error). This lets the
@@ -675,6 +790,7 @@ impl<S> ThreadPoolBuilder<S> {
             start_handler: self.start_handler,
             exit_handler: self.exit_handler,
             panic_handler: self.panic_handler,
+            pool_threads_only: self.pool_threads_only,
             spawn_handler: CustomSpawn(spawn),
         }
     }
@@ -697,11 +813,11 @@ impl<S> ThreadPoolBuilder<S> {
 
 impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Builds the registry and starts its workers (all but seat 0 with `use_current_thread`;
-    /// the caller attaches itself once the registry is in place).
-    pub(crate) fn into_registry(
-        self,
-        guest_seats: usize,
-    ) -> Result<Arc<Registry>, ThreadPoolBuildError> {
+    /// the caller attaches itself once the registry is in place). `global`: for
+    /// `build_global`, where outside callers take part in the work unless the configuration
+    /// says otherwise ([`pool_threads_only`](Self::pool_threads_only)).
+    pub(crate) fn into_registry(self, global: bool) -> Result<Arc<Registry>, ThreadPoolBuildError> {
+        let custom_spawn = self.spawn_handler.is_custom();
         let ThreadPoolBuilder {
             num_threads,
             use_current_thread,
@@ -710,6 +826,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             start_handler,
             exit_handler,
             panic_handler,
+            pool_threads_only,
             mut spawn_handler,
         } = self;
         if use_current_thread && has_seat() {
@@ -717,14 +834,21 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
                 ErrorKind::CurrentThreadAlreadyInPool,
             ));
         }
-        let num_threads = if num_threads == 0 {
+        let (num_threads, chosen) = if num_threads == 0 {
             default_num_threads()
         } else {
-            num_threads
+            (num_threads, true)
         };
+        let configured = stack_size.is_some()
+            || thread_name.is_some()
+            || start_handler.is_some()
+            || exit_handler.is_some()
+            || custom_spawn
+            || (chosen && num_threads == 1);
+        let pool_threads_only = pool_threads_only.unwrap_or(!global || configured);
         let config = RegistryConfig {
-            num_threads,
-            guest_seats,
+            num_threads: num_threads.clamp(1, MAX_NUM_THREADS),
+            guest_seats: if pool_threads_only { 0 } else { GUEST_SEATS },
             use_current_thread,
             thread_name,
             stack_size,
@@ -738,6 +862,11 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
 
     /// Builds a new pool.
     ///
+    /// If a worker thread cannot be started (the system's limits on threads or memory, or the
+    /// [`spawn_handler`](Self::spawn_handler) returned an error), this returns the error, as
+    /// rayon does, once the workers already started have exited. (Only the global pool that
+    /// the first parallel call starts makes do with the threads it could start.)
+    ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     /// let (a, b) = pool.join(|| 1, || 2);
@@ -745,7 +874,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// ```
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         let attach = self.use_current_thread;
-        let registry = self.into_registry(0)?;
+        let registry = self.into_registry(false)?;
         if attach {
             registry.attach_current_thread();
         }
@@ -753,7 +882,9 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     }
 
     /// Makes this configuration the global pool's. Fails if the global pool already exists
-    /// (it starts on first use of any parallel operation, or by an earlier `build_global`).
+    /// (it starts on first use of any parallel operation, or by an earlier `build_global`), or
+    /// if a worker thread cannot be started (as [`build`](Self::build) does; the global pool
+    /// is then left to start on first use, with the default configuration).
     ///
     /// ```
     /// // Some other test in this process may have started the global pool already.
@@ -766,7 +897,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             return Err(already());
         }
         let attach = self.use_current_thread;
-        let registry = self.into_registry(GLOBAL_GUEST_SEATS)?;
+        let registry = self.into_registry(true)?;
         match GLOBAL.set(registry) {
             Ok(()) => {
                 if attach {
@@ -785,9 +916,21 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     }
 }
 
-/// The global pool's configuration when nothing else was asked for.
-pub(crate) fn default_global_registry() -> Result<Arc<Registry>, ThreadPoolBuildError> {
-    ThreadPoolBuilder::new().into_registry(GLOBAL_GUEST_SEATS)
+/// The global pool when nothing else was asked for (started by the first parallel call): the
+/// default configuration, sized by the environment, with as many of its threads as the system
+/// lets start (`Registry::start_lenient`). Outside callers take part in its work, unless the
+/// environment asks for one thread.
+pub(crate) fn default_global_registry() -> Arc<Registry> {
+    let (num_threads, chosen) = default_num_threads();
+    let pool_threads_only = chosen && num_threads == 1;
+    Registry::start_lenient(
+        RegistryConfig {
+            num_threads: num_threads.clamp(1, MAX_NUM_THREADS),
+            guest_seats: if pool_threads_only { 0 } else { GUEST_SEATS },
+            ..RegistryConfig::default()
+        },
+        "global thread pool",
+    )
 }
 
 #[cfg(test)]

@@ -158,9 +158,50 @@ fn yield_impl(local_only: bool) -> Option<Yield> {
     })
 }
 
+/// Runs `f`, a parallel operation that the calling thread starts, where its closures may run:
+/// on this thread, unless it is outside every pool and the global pool keeps the work of
+/// outside callers on its own threads (`ThreadPoolBuilder::pool_threads_only`): then on a
+/// worker of the global pool, this thread blocking until it is done.
+///
+/// Every public operation that may run user code before it enters the scheduler goes through
+/// this first: the iterator driver (which runs the first chunks of a loop, and all of a short
+/// one, before it enters), the sorts (small inputs are sorted on the spot), `chain`. Those that
+/// enter at once get the same from [`enter`]. Costs a thread-local read, an Acquire load and
+/// a field read when the work stays.
+#[inline]
+pub(crate) fn in_pool<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    if !registry::has_seat() && pool::outside_work_runs_on_workers() {
+        return in_global_worker(f);
+    }
+    f()
+}
+
+/// [`in_pool`]'s way to a worker: only the call of `f` depends on its type.
+#[cold]
+#[inline(never)]
+fn in_global_worker<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    let mut f = Some(f);
+    let mut result = None;
+    pool::run_on_global_worker(&mut || {
+        let f = f.take().expect("run once");
+        result = Some(f());
+    });
+    result.expect("the closure ran")
+}
+
 /// Makes sure the calling thread runs inside a scheduler context (a pool thread, or a guest of
 /// the global pool), then runs `f`. Cheap when already inside one. Every parallel entry point
-/// of the iterator driver calls this first, so that [`split_wanted`] has a context.
+/// of the iterator driver calls this first, so that [`split_wanted`] has a context. A thread
+/// outside every pool runs `f` as a guest of the global pool if it takes guests (and a guest
+/// seat is free), else on one of its workers, blocking (see [`in_pool`]).
 #[inline]
 pub(crate) fn enter<F, R>(f: F) -> R
 where

@@ -15,10 +15,34 @@ pub(crate) static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 
 /// The global pool's registry, started on first use.
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
-    GLOBAL.get_or_init(|| {
-        super::builder::default_global_registry()
-            .unwrap_or_else(|e| panic!("blitz-par: could not start the global thread pool: {e}"))
-    })
+    GLOBAL.get_or_init(super::builder::default_global_registry)
+}
+
+/// Whether parallel work that a thread outside every pool starts must run on the global
+/// pool's workers, the caller blocking, rather than partly on the caller as a guest: the pool
+/// was configured so (`ThreadPoolBuilder::pool_threads_only`) and has no guest seats. Before
+/// the pool starts: whether the environment asks for one thread, which starts it now. One
+/// Acquire load and one field on the fast path.
+#[inline]
+pub(crate) fn outside_work_runs_on_workers() -> bool {
+    match GLOBAL.get() {
+        Some(registry) => !registry.takes_guests(),
+        None => unstarted_global_runs_outside_work_on_workers(),
+    }
+}
+
+#[cold]
+fn unstarted_global_runs_outside_work_on_workers() -> bool {
+    // Without `build_global`, only the environment can configure the pool this way; a
+    // `build_global` that comes later decides for the calls after it.
+    super::builder::environment_asks_for_one_thread() && !global_registry().takes_guests()
+}
+
+/// Runs `f` on a worker of the global pool and blocks until it is done (for a caller outside
+/// every pool, when [`outside_work_runs_on_workers`]). Compiled once, not per closure type.
+#[inline(never)]
+pub(crate) fn run_on_global_worker(f: &mut (dyn FnMut() + Send)) {
+    run_on_worker_blocking(global_registry(), f);
 }
 
 /// The registry of the calling thread's pool, or the global one.
@@ -83,6 +107,11 @@ impl ThreadPool {
     /// Runs `op` on one of this pool's threads and returns its result; parallel operations
     /// inside it use this pool. Called from one of the pool's own threads, runs `op` directly.
     /// A panic in `op` propagates to the caller.
+    ///
+    /// Called from a thread outside every pool, of a pool built with
+    /// [`pool_threads_only(false)`](super::ThreadPoolBuilder::pool_threads_only), runs `op` on
+    /// the calling thread as a guest of this pool: the work it starts runs in this pool, the
+    /// caller taking part (`current_thread_index()` is `None` in `op` then).
     ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -438,7 +467,8 @@ where
 {
     Owner::with_current(|owner| match owner {
         _ if registry.owns(owner) => op(),
-        None => run_on_worker_blocking(registry, op),
+        // A guest if the pool takes guests and a seat is free, else on a worker.
+        None => registry.enter_as_guest(op),
         // A thread of another pool: keep running that pool's jobs while waiting.
         Some(owner) => {
             let job = StackJob::new(SpinLatch::new(&owner.seat().sleep_word), op);

@@ -5,6 +5,7 @@ mod iter;
 pub(crate) mod sort;
 mod split;
 
+use crate::scheduler::in_pool;
 pub use array_windows::ArrayWindows;
 pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
@@ -304,7 +305,8 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        sort::par_sort(self.as_parallel_slice_mut())
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort(v))
     }
 
     /// Sorts the slice in parallel, stably, with a comparator.
@@ -319,7 +321,8 @@ pub trait ParallelSliceMut<T: Send> {
     where
         F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
     {
-        sort::par_sort_by(self.as_parallel_slice_mut(), compare)
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort_by(v, &compare))
     }
 
     /// Sorts the slice in parallel, stably, by a key.
@@ -344,7 +347,8 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_by_key(self.as_parallel_slice_mut(), f, true)
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort_by_key(v, &f, true))
     }
 
     /// Sorts the slice in parallel, stably, by a key computed once per element.
@@ -360,7 +364,8 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord + Send,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_by_cached_key(self.as_parallel_slice_mut(), f)
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort_by_cached_key(v, &f))
     }
 
     /// Sorts the slice in parallel, without preserving the order of equal elements.
@@ -379,7 +384,8 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: Ord,
     {
-        sort::par_sort_unstable(self.as_parallel_slice_mut())
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort_unstable(v))
     }
 
     /// Sorts the slice in parallel, unstably, with a comparator.
@@ -394,7 +400,8 @@ pub trait ParallelSliceMut<T: Send> {
     where
         F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
     {
-        sort::par_sort_unstable_by(self.as_parallel_slice_mut(), compare)
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort_unstable_by(v, &compare))
     }
 
     /// Sorts the slice in parallel, unstably, by a key.
@@ -412,7 +419,8 @@ pub trait ParallelSliceMut<T: Send> {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::par_sort_by_key(self.as_parallel_slice_mut(), f, false)
+        let v = self.as_parallel_slice_mut();
+        in_pool(|| sort::par_sort_by_key(v, &f, false))
     }
 }
 

@@ -2,13 +2,15 @@
 //! them for loom's models: atomics, fences, futex wait/wake, cache padding, a cheap clock.
 //! `SyncPtr` lives here too, since collect, sort and `parallel_for` all write through it.
 //!
-//! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly; the one
-//! call into the OS's memory management (`memory.rs`) lives here too.
+//! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly; the calls
+//! into the OS's memory management (`memory.rs`, `address_space.rs`) live here too.
 
+mod address_space;
 mod cell;
 mod memory;
 mod sync_ptr;
 
+pub(crate) use address_space::{default_thread_stack, room_for_thread};
 pub(crate) use cell::UnsafeCell;
 pub(crate) use memory::advise_fill;
 pub use sync_ptr::SyncPtr;

@@ -420,9 +420,12 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    // The driver enters the scheduler itself, once the loop proves long (splitter.rs).
-    let pacer = splitter::Pacer::new(producer.min_len(), producer.max_len());
-    splitter::drive_indexed(len, producer, consumer.with_len_hint(len), pacer)
+    // The driver enters the scheduler itself, once the loop proves long (splitter.rs); where
+    // the global pool keeps outside callers' work on its workers, it runs there whole.
+    crate::scheduler::in_pool(move || {
+        let pacer = splitter::Pacer::new(producer.min_len(), producer.max_len());
+        splitter::drive_indexed(len, producer, consumer.with_len_hint(len), pacer)
+    })
 }
 
 /// Runs an unindexed producer into a consumer: splits eagerly to a modest depth, then whenever

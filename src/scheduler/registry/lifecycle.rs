@@ -3,7 +3,7 @@
 //! taking seat 0 (`use_current_thread`). See `../README.md`, "Termination".
 
 use super::seat::{Local, LocalCell};
-use super::{has_seat, Owner, PanicHandler, Registry, Seat, ThreadHandler, CURRENT};
+use super::{has_seat, Owner, PanicHandler, Registry, Seat, ThreadHandler, CURRENT, GUEST_SEATS};
 use super::{Injector, Sleep};
 use crate::scheduler::builder::{ThreadBuilder, ThreadSpawn};
 use crate::scheduler::deque::Deque;
@@ -11,10 +11,13 @@ use crate::scheduler::latch::CoreLatch;
 use crate::scheduler::sleep::SleepWord;
 use crate::scheduler::MAX_NUM_THREADS;
 use crate::sync::{
-    futex, AtomicBool, AtomicU32, AtomicU64, AtomicUsize, CachePadded, Mutex, Ordering,
+    default_thread_stack, futex, room_for_thread, AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
+    CachePadded, Mutex, Ordering,
 };
 use std::cell::{RefCell, UnsafeCell};
+use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 thread_local! {
     /// The registry whose seat 0 the calling thread took with `use_current_thread`, and the
@@ -66,6 +69,24 @@ pub(crate) struct RegistryConfig {
 #[derive(Debug)]
 pub(crate) struct SpawnError(pub(crate) std::io::Error);
 
+/// The spawn handler of `Registry::start_lenient`: hands each worker to a thread started
+/// beforehand, which waits for it, and keeps that thread's join handle.
+struct HandOver(std::vec::IntoIter<(SyncSender<ThreadBuilder>, JoinHandle<()>)>);
+
+impl ThreadSpawn for HandOver {
+    fn spawn(&mut self, thread: ThreadBuilder) -> std::io::Result<()> {
+        let (hand, handle) = self
+            .0
+            .next()
+            .ok_or_else(|| std::io::Error::other("no thread left"))?;
+        let registry = thread.registry().clone();
+        hand.send(thread)
+            .map_err(|_| std::io::Error::other("a waiting thread exited"))?;
+        registry.add_thread_handle(handle);
+        Ok(())
+    }
+}
+
 impl Registry {
     /// Builds the registry and hands its worker threads to `spawn` (all but seat 0 when
     /// `config.use_current_thread`: the caller then attaches itself with
@@ -76,9 +97,11 @@ impl Registry {
         mut config: RegistryConfig,
         spawn: &mut S,
     ) -> Result<Arc<Registry>, SpawnError> {
-        // The sleep counters hold worker counts in 16 bits (sleep.rs): `max_num_threads`.
-        let n = config.num_threads.clamp(1, MAX_NUM_THREADS);
+        let n = config.num_threads;
         let guests = config.guest_seats.min(64);
+        // The sleep counters hold worker counts in 16 bits (sleep.rs): `max_num_threads`. A
+        // pool without workers (`start_lenient`) needs guest seats: its callers run its work.
+        debug_assert!(n <= MAX_NUM_THREADS && (n > 0 || guests > 0));
         #[cfg(not(loom))]
         super::super::watch::pool_started(n);
         let registry = Arc::new_cyclic(|weak| {
@@ -133,6 +156,75 @@ impl Registry {
         }
         std::mem::forget(stop);
         Ok(registry)
+    }
+
+    /// A registry of `config.num_threads` workers, or of as many as the system lets start,
+    /// down to none: for the global pool started by the first parallel call, which nobody can
+    /// ask to handle an error. (`ThreadPoolBuilder::build` and `build_global` return the error
+    /// instead, as rayon's do.) `what` names the pool in the message.
+    ///
+    /// The threads are started first, each waiting for its worker, and the registry is made
+    /// for those that started, so that its seats, sleep counts and broadcasts know only
+    /// threads that exist. If a start fails (a limit on threads, on address space for their
+    /// stacks, or on processes), an eighth of the threads started so far exit again: a limit
+    /// reached by this pool would otherwise leave nothing for the rest of the program (under
+    /// an address-space limit, not even a large allocation). The pool says once on stderr how
+    /// many threads it runs with and why. With none, the threads that start parallel work run
+    /// all of it as guests, and the work handed to workers elsewhere (spawns, broadcasts) runs
+    /// on the thread that hands it over (`Registry::inject`).
+    ///
+    /// Only for configurations without handlers, names or stack sizes (those of
+    /// `ThreadPoolBuilder::new()`): the threads are plain `std::thread`s.
+    pub(crate) fn start_lenient(mut config: RegistryConfig, what: &str) -> Arc<Registry> {
+        debug_assert!(config.thread_name.is_none() && config.stack_size.is_none());
+        let wanted = config.num_threads;
+        let mut waiting = Vec::with_capacity(wanted);
+        let mut failure = None;
+        while waiting.len() < wanted {
+            // Each thread waits for its `ThreadBuilder`, or exits when the sender goes.
+            let (hand, take) = std::sync::mpsc::sync_channel::<ThreadBuilder>(1);
+            let started = room_for_thread(default_thread_stack()).and_then(|()| {
+                std::thread::Builder::new().spawn(move || {
+                    if let Ok(thread) = take.recv() {
+                        thread.run();
+                    }
+                })
+            });
+            match started {
+                Ok(handle) => waiting.push((hand, handle)),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        let started = waiting.len();
+        if failure.is_some() {
+            for (hand, handle) in waiting.drain(started - started / 8..) {
+                drop(hand);
+                let _ = handle.join();
+            }
+        }
+        let workers = waiting.len();
+        config.num_threads = workers;
+        if workers == 0 {
+            config.guest_seats = GUEST_SEATS;
+        }
+        let mut hand_over = HandOver(waiting.into_iter());
+        let registry = Registry::new(config, &mut hand_over)
+            .expect("every thread handed a worker is waiting for it");
+        if let Some(e) = failure {
+            let runs = match workers {
+                0 => "runs parallel work on the threads that start it".to_owned(),
+                1 => "runs with 1".to_owned(),
+                n => format!("runs with {n}"),
+            };
+            eprintln!(
+                "blitz-par: the {what} started {started} of the {wanted} threads asked for; \
+                 the next could not start ({e}); it {runs}"
+            );
+        }
+        registry
     }
 
     /// The main loop of worker `index`, on the calling thread: run jobs until the pool
@@ -293,5 +385,90 @@ impl Registry {
         }
         // Dropped outside the `ATTACHED` borrow: the registry's handlers are user closures.
         drop(registry);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{Registry, RegistryConfig, GUEST_SEATS};
+    use crate::scheduler::builder::DefaultSpawn;
+    use crate::scheduler::{pool, spawn};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{mpsc, Arc};
+
+    /// The registry of a global pool that could start no thread (`start_lenient`).
+    fn without_workers() -> Arc<Registry> {
+        let config = RegistryConfig {
+            num_threads: 0,
+            guest_seats: GUEST_SEATS,
+            ..RegistryConfig::default()
+        };
+        Registry::new(config, &mut DefaultSpawn).unwrap()
+    }
+
+    /// Without workers, the callers run everything: their own joins and scopes as guests, and
+    /// the jobs handed to workers elsewhere (spawns, broadcasts) at once.
+    #[test]
+    fn a_pool_without_workers_runs_work_on_its_callers() {
+        let registry = without_workers();
+        assert_eq!(registry.num_threads(), 1);
+        let here = std::thread::current().id();
+        let sum = pool::install(&registry, || {
+            assert_eq!(std::thread::current().id(), here);
+            let (a, b) = crate::join(|| 1, || 2);
+            let mut hits = [0u8; 16];
+            crate::scope(|s| {
+                for hit in hits.iter_mut() {
+                    s.spawn(move |_| *hit = 1);
+                }
+            });
+            a + b + hits.iter().map(|&h| u32::from(h)).sum::<u32>()
+        });
+        assert_eq!(sum, 19);
+        let seen = spawn::broadcast_in(&registry, |ctx| (ctx.index(), ctx.num_threads()));
+        assert_eq!(seen, [(0, 1)]);
+        let (tx, rx) = mpsc::channel();
+        spawn::spawn_in(
+            &registry,
+            move || tx.send(std::thread::current().id()).unwrap(),
+            false,
+        );
+        assert_eq!(
+            rx.try_recv(),
+            Ok(here),
+            "the spawned job ran before spawn returned"
+        );
+    }
+
+    /// More callers at once than there are guest seats: the extra ones wait for a seat.
+    #[test]
+    fn callers_beyond_the_guest_seats_wait_for_one() {
+        let registry = without_workers();
+        let callers = if cfg!(miri) {
+            GUEST_SEATS + 2
+        } else {
+            GUEST_SEATS + 8
+        };
+        let done = AtomicUsize::new(0);
+        let inside = AtomicUsize::new(0);
+        let most_inside = AtomicUsize::new(0);
+        let start = std::sync::Barrier::new(callers);
+        std::thread::scope(|s| {
+            for _ in 0..callers {
+                s.spawn(|| {
+                    start.wait();
+                    pool::install(&registry, || {
+                        most_inside
+                            .fetch_max(inside.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                        let (a, b) = crate::join(|| 1, || 1);
+                        done.fetch_add(a + b, Ordering::Relaxed);
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    })
+                });
+            }
+        });
+        assert_eq!(done.into_inner(), 2 * callers);
+        assert!(most_inside.into_inner() <= GUEST_SEATS);
     }
 }

@@ -54,9 +54,11 @@ const JOINS_PER_CLOCK_READ: u32 = 512;
 /// chunk, ~64 us) a 16-core pool took several hundred microseconds to wake all its workers.
 pub(crate) const SPLIT_CHECK_WEIGHT: u32 = 128;
 
-/// Guest seats in the global registry (threads outside the pool running parallel work at the
-/// same time). A 65th concurrent outside thread injects its work instead.
-pub(crate) const GLOBAL_GUEST_SEATS: usize = 64;
+/// Guest seats of a registry that lets outside callers take part in its work (the global
+/// pool's by default, see `ThreadPoolBuilder::pool_threads_only`): threads outside every pool
+/// running parallel work at the same time. A 65th concurrent outside thread injects its work
+/// instead.
+pub(crate) const GUEST_SEATS: usize = 64;
 
 /// A pool's handler for panics of spawned jobs.
 pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
@@ -144,9 +146,18 @@ impl Registry {
         })
     }
 
+    /// The pool's thread count: its workers, or 1 for a global pool that could start none
+    /// (`Registry::start_lenient`), where the threads that start parallel work run it.
     #[inline]
     pub(crate) fn num_threads(&self) -> usize {
-        self.num_workers
+        self.num_workers.max(1)
+    }
+
+    /// Whether threads outside every pool take part in this pool's work as guests (it has
+    /// guest seats), rather than handing it to the workers and blocking.
+    #[inline]
+    pub(crate) fn takes_guests(&self) -> bool {
+        self.seats.len() > self.num_workers
     }
 
     /// Whether `owner`'s seat belongs to this registry.
@@ -189,16 +200,30 @@ impl Registry {
             .any(|seat| self.sleep.wake(&seat.sleep_word))
     }
 
-    /// Pushes a job for any worker of this pool.
+    /// Pushes a job for any worker of this pool. A pool without workers (a global pool that
+    /// could start none) runs it on the calling thread at once, as the only thread there is.
     pub(crate) fn inject(&self, job: JobRef) {
+        if self.num_workers == 0 {
+            // SAFETY: the job was handed over to be run once by whoever takes it; nobody else
+            // can take it, since it was never pushed anywhere.
+            unsafe { job.execute() };
+            return;
+        }
         let was_empty = self.injector.is_empty();
         self.injector.push(job);
         self.sleep
             .new_jobs(1, was_empty, true, || self.wake_any_worker());
     }
 
-    /// Pushes a job that only worker `index` may run, and wakes it.
+    /// Pushes a job that only worker `index` may run, and wakes it. In a pool without workers
+    /// (whose one thread, as `num_threads` counts, is whichever starts the work), runs it on
+    /// the calling thread at once.
     pub(crate) fn inject_to(&self, index: usize, job: JobRef) {
+        if self.num_workers == 0 {
+            // SAFETY: as in `inject`.
+            unsafe { job.execute() };
+            return;
+        }
         let seat = &self.seats[index];
         seat.inbox.push(job);
         self.sleep.new_jobs(1, true, false, || false);
@@ -244,6 +269,21 @@ impl Registry {
             try_bit = free.trailing_zeros() as usize;
         }
         None
+    }
+
+    /// In a pool without workers, where injected work would run on the injecting thread
+    /// without a seat: waits until a guest seat is free and claims it. Guests there run their
+    /// whole operation themselves, so seats come free as operations end.
+    #[cold]
+    fn wait_for_guest_seat(&self) -> &Seat {
+        let mut pause = std::time::Duration::from_micros(20);
+        loop {
+            std::thread::sleep(pause);
+            if let Some(seat) = self.claim_guest() {
+                return seat;
+            }
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
     }
 
     fn release_guest(&self, seat: &Seat) {
@@ -298,7 +338,11 @@ impl Registry {
     /// leaves the seat with a [`LeaveGuestSeat`].
     #[inline]
     fn enter_guest_seat(&self) -> Option<&Seat> {
-        let seat = self.claim_guest()?;
+        let seat = match self.claim_guest() {
+            Some(seat) => seat,
+            None if self.num_workers == 0 => self.wait_for_guest_seat(),
+            None => return None,
+        };
         // The claim (our bit of `guest_mask`) makes this thread the seat's only occupant.
         CURRENT.with(|c| c.set(seat));
         Owner::with_current(|owner| owner.expect("just entered").reset_for_guest());
