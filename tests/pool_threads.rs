@@ -322,6 +322,18 @@ fn exercise_spawns(p: &'static Probe) {
         rx.recv_timeout(Duration::from_secs(60))
             .expect("a spawned job ran");
     }
+    // `spawn_future` never runs its closure on the caller's thread, whatever the pool.
+    let future = blitz_par::spawn_future(move || {
+        p.leaf("spawn_future");
+        (0..1_000)
+            .into_par_iter()
+            .for_each(|_| p.leaf("spawn_future item"));
+        std::thread::current().id()
+    });
+    assert_ne!(
+        futures::executor::block_on(future),
+        std::thread::current().id()
+    );
 }
 
 /// The probe of a child process, which lives as long as its spawned jobs may.
@@ -479,6 +491,9 @@ fn caller_takes_part(configure: impl FnOnce()) {
         assert_eq!(std::thread::current().id(), here);
         a.cmp(b)
     });
+    // But never in a `spawn_future`'s closure.
+    let future = blitz_par::spawn_future(|| std::thread::current().id());
+    assert_ne!(futures::executor::block_on(future), here);
     println!("CHILD-DONE");
 }
 
@@ -614,4 +629,14 @@ fn built_pools_keep_outside_work_unless_told_otherwise() {
     assert_eq!(guest.broadcast(|ctx| ctx.index()), [0, 1, 2]);
     let sum: u64 = guest.install(|| (0..1_000_000u64).into_par_iter().sum());
     assert_eq!(sum, 499_999_500_000);
+    // Outside callers take part in the guest pool's work, but not in a `spawn_future`'s.
+    let on = guest.spawn_future(|| {
+        (
+            std::thread::current().id(),
+            blitz_par::current_thread_index(),
+        )
+    });
+    let (thread, index) = futures::executor::block_on(on);
+    assert_ne!(thread, here);
+    assert!(index.is_some());
 }

@@ -97,6 +97,19 @@ fn later_calls_work() {
     assert_eq!(received, n + 1);
 }
 
+/// `spawn_future` runs its closure on a pool thread, never on the caller's, whatever the pool
+/// could start.
+fn spawn_future_runs_elsewhere() {
+    let here = std::thread::current().id();
+    let future = blitz_par::spawn_future(|| {
+        let sum: u64 = (0..100_000u64).into_par_iter().sum();
+        (std::thread::current().id(), sum)
+    });
+    let (thread, sum) = futures::executor::block_on(future);
+    assert_ne!(thread, here);
+    assert_eq!(sum, 4_999_950_000);
+}
+
 /// Threads with small stacks (`RUST_MIN_STACK` may be huge in these children) that run
 /// parallel work at once: more of them than the global pool has guest seats, each holding its
 /// seat a while.
@@ -133,6 +146,7 @@ fn child_global_pool_under_a_limit() {
     println!("threads={n}");
     assert!((1..1000).contains(&n), "{n} threads");
     later_calls_work();
+    spawn_future_runs_elsewhere();
     // What the pool left of the limit: room for an allocation and for threads of the program.
     let big = vec![1u8; 8 << 20];
     assert_eq!(big.iter().map(|&b| usize::from(b)).sum::<usize>(), 8 << 20);
@@ -154,6 +168,19 @@ fn child_global_pool_without_threads() {
     assert_eq!(blitz_par::current_num_threads(), 1);
     later_calls_work();
     many_callers_at_once();
+    // The global pool has no thread for a `spawn_future`, and no thread can start for it (each
+    // needs `RUST_MIN_STACK`): it panics rather than run the closure on the caller's thread.
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = ran.clone();
+    let refused = std::panic::catch_unwind(move || {
+        blitz_par::spawn_future(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
+    });
+    let message = refused.expect_err("spawn_future without a thread panics");
+    let message = message
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("could not start a thread"), "{message}");
+    assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
     // A configuration that cannot start its threads is refused; the pool that started stays.
     let refused = ThreadPoolBuilder::new().num_threads(2).build();
     assert!(refused.is_err());
