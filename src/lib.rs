@@ -156,7 +156,14 @@
 //! - Called from a thread outside every pool, [`join`], [`scope`] and parallel iterators run on
 //!   that thread, which takes part in the global pool for the duration of the call, instead of
 //!   being sent to a pool thread while the caller blocks. So tiny parallel calls cost about what
-//!   sequential code costs, and [`current_thread_index`] is `None` there.
+//!   sequential code costs, and [`current_thread_index`] is `None` there. This holds only for a
+//!   global pool that nobody configured: given a stack size, thread names, start, exit or spawn
+//!   handlers, or one thread (by the builder or the environment), it keeps all such work on its
+//!   threads as rayon does, and [`ThreadPoolBuilder::pool_threads_only`] chooses either way for
+//!   any pool.
+//! - The global pool, started by the first parallel call, comes up with the threads the system
+//!   lets it start, down to none (the callers then run the work), and says so once on stderr;
+//!   rayon panics. [`ThreadPoolBuilder::build`] returns the error, as rayon's does.
 //! - In [`join`], the first closure must not wait for the second (on a channel, a lock or a
 //!   barrier): the second closure becomes stealable only when the first one calls back into the
 //!   scheduler. Closures that wait for each other belong in a [`scope`].
