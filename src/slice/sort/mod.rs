@@ -43,6 +43,7 @@
 //! which runs no user code.
 
 mod counting;
+mod in_place;
 mod merge;
 mod quick;
 mod radix;
@@ -77,11 +78,13 @@ pub(crate) struct Tuning {
     pub radix_parallel_below: usize,
     /// Radix sort: at most this many keys go to `sort_unstable`.
     pub radix_small: usize,
-    /// Radix sort: histogram/scatter blocks per thread.
+    /// Finding runs, counting sort: blocks per thread.
     pub radix_blocks_per_thread: usize,
-    /// Radix sort: a scatter block with at least this many keys per bucket (on average) goes
-    /// through write-combining lines (`radix::scatter_through_lines`).
-    pub radix_lines_from_keys_per_bucket: usize,
+    /// In-place radix sort: buckets of at most this many keys are sorted out of place, with a
+    /// buffer of their size (larger ones get another in-place pass).
+    pub radix_leaf_max: usize,
+    /// In-place radix sort: bytes per block of keys moved at once.
+    pub radix_in_place_block_bytes: usize,
     /// Byte-string sort: runs of fewer keys are ordered by `sort_unstable`, not the radix sort
     /// (which costs a scratch buffer and checks per call).
     pub string_radix_from: usize,
@@ -105,7 +108,8 @@ impl Tuning {
         radix_parallel_below: 64 * 1024,
         radix_small: 16,
         radix_blocks_per_thread: 2,
-        radix_lines_from_keys_per_bucket: 32,
+        radix_leaf_max: 1 << 16,
+        radix_in_place_block_bytes: 1024,
         string_radix_from: 2048,
         merge_piece_bytes: 128 * 1024,
     };
@@ -127,6 +131,14 @@ impl Tuning {
 #[inline]
 pub(super) fn poll_scheduler() {
     crate::scheduler::share_now();
+}
+
+/// Lets the scheduler hand out work and wakes a sleeping worker for each piece handed out:
+/// called before sequential work of milliseconds (a stripe of an in-place radix pass), during
+/// which a sleeping worker would otherwise not be woken (see `poll_scheduler`).
+#[inline]
+pub(super) fn share_with_sleepers() {
+    crate::scheduler::share_waking();
 }
 
 /// `par_sort`: stable, natural order.

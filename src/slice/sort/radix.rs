@@ -3,31 +3,29 @@
 //!
 //! For these types equal elements are bit-identical, so a stable and an unstable sort give the
 //! same result and one algorithm serves `par_sort` and `par_sort_unstable`. There is no user
-//! code involved (no comparator, no drop), hence nothing can panic midway and the scratch
-//! buffer can be used ping-pong style.
+//! code involved (no comparator, no drop), hence nothing can panic midway, and keys may be
+//! copied freely (a pass holds some of them in buffers for a while).
 //!
-//! One radix step: compute which bits differ anywhere in the (sub)slice (OR and AND of all
-//! keys); take the highest differing bits as the digit (8 to 12 of them, so that a parallel
-//! pass leaves buckets of about 4,096 keys, which one sequential pass finishes); histogram;
-//! scatter into the other buffer; recurse into each bucket with the buffers' roles swapped.
-//! The first parallel pass over keys of which nothing is known spreads the range of a sample
-//! of 1,024 keys over its buckets instead ([`Offset`]): guessing the top bits as the digit
-//! cost signed keys on both sides of zero (whose `bits` differ in every bit) a pass that made
-//! two buckets, and keys whose high bits never differ a second histogram. On 10M keys, 2-core
-//! VM: random 44-bit `i64` around zero 106-114 -> 67-80 ms, `u64` below 2^44 81-93 -> 55-71
-//! ms, full-width random `u64` unchanged (70 ms); std's `sort_unstable` 185-192 ms.
+//! Large slices are sorted in place by [`super::in_place`]: parallel passes of 256 buckets
+//! each, no buffer the size of the input (a first sort in a process would pay the page faults
+//! of one), until buckets are small enough for [`sequential_radix`] with a buffer of their
+//! size. The first pass over keys of which nothing is known spreads the range of a sample of
+//! 1,024 keys over its buckets ([`Offset`]): guessing the top bits as the digit would cost
+//! signed keys on both sides of zero (whose `bits` differ in every bit) a pass that made two
+//! buckets, and keys whose high bits never differ a pass that made one; a pass that still
+//! leaves every key in one bucket (the sample missed the keys that differ) is followed by one
+//! on the highest differing bits ([`Digit`]), which always split.
+//!
 //! A sequential pass spreads the keys' range (minimum to maximum) over its buckets rather
 //! than the highest differing bits, which wastes buckets when the range does not line up with
 //! powers of two. When a sequential pass leaves no bucket above 16 keys, one insertion sort
-//! over the whole range finishes it instead of visiting every bucket. Skipping the
-//! bits that do not differ makes small ranges (indices, few distinct values, sawtooth) cost
-//! few passes, and a bucket whose keys are all equal stops at once. Large slices do the
-//! histogram and the scatter in parallel over blocks (each block owns one row of counts, so
-//! its writes land in ranges no other block writes) and then sort the buckets in parallel;
-//! buckets of at most `radix_small` elements go to std's `sort_unstable`.
+//! over the whole range finishes it instead of visiting every bucket. Spreading the range
+//! makes small ranges (indices, few distinct values, sawtooth) cost few passes, and a bucket
+//! whose keys are all equal stops at once; buckets of at most `radix_small` elements go to
+//! std's `sort_unstable`.
 //!
-//! Floats get a different first pass when a sample says it fits: buckets of equal width in
-//! *value* ([`Interpolation`]), which spread uniform or normal data evenly, where the highest
+//! Floats get a different pass when a sample says it fits: buckets of equal width in *value*
+//! ([`Interpolation`]), which spread uniform or normal data evenly, where the highest
 //! differing bits (sign and exponent) put most keys of, say, uniform `[-0.5, 0.5)` into a few
 //! buckets that each need another pass over memory.
 //!
@@ -40,13 +38,10 @@
 
 use std::any::TypeId;
 use std::marker::PhantomData;
-use std::mem::{self, MaybeUninit};
-use std::ptr;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
-use crate::SyncPtr;
 
 /// A primitive whose order (natural, or `total_cmp` for floats) is the order of an unsigned
 /// integer of its bits.
@@ -332,23 +327,7 @@ pub(super) fn radix_sort<K: RadixKey>(v: &mut [K], tuning: &Tuning) {
     if super::counting::try_counting_sort(v, tuning) {
         return;
     }
-    let mut buffer = Scratch::<K>::initialized(v.len());
-    // SAFETY: the buffer comes from `initialized`, any initialised bits are a valid
-    // `RadixKey` (a requirement of the trait), and keys are `Copy`.
-    let scratch = unsafe { buffer.as_init() };
-    if v.len() > tuning.radix_parallel_below {
-        if let Some(interpolation) = fit_interpolation(v) {
-            // First pass by value, then each bucket by its bits.
-            let block_len = radix_block_len(v.len(), tuning);
-            let buckets = Classifier::<K>::buckets(interpolation);
-            let mut offsets = vec![0usize; v.len().div_ceil(block_len) * buckets];
-            par_histogram(v, block_len, &mut offsets, interpolation);
-            let starts = par_distribute(v, scratch, block_len, &mut offsets, interpolation, tuning);
-            par_buckets(scratch, v, &starts, true, u64::BITS, tuning);
-            return;
-        }
-    }
-    par_radix(v, scratch, false, u64::BITS, tuning);
+    super::in_place::in_place_radix_sort(v, tuning);
 }
 
 /// `count` pseudo-random positions in `0..len` (`len > 0`), spread over the whole range and
@@ -367,12 +346,12 @@ pub(super) fn sample_positions(len: usize, count: usize) -> impl Iterator<Item =
 /// Keys sampled to fit an [`Interpolation`].
 const INTERPOLATION_SAMPLE: usize = 1024;
 
-/// For floats: an [`Interpolation`] over the range of a sample of `v`, with as many buckets as
-/// a parallel radix pass would have, if it spreads the sample evenly (no sixty-fourth of the
+/// For floats: an [`Interpolation`] over the range of a sample of `v`, with `buckets` buckets (a
+/// power of two, at least 64), if it spreads the sample evenly (no sixty-fourth of the
 /// buckets holds more than about four times its share of the sample). `None` for integers, for
 /// ranges too wide for `f64` arithmetic, and for skewed values (exponentially distributed,
 /// say), which the highest differing bits (the exponent first) spread better.
-pub(super) fn fit_interpolation<K: RadixKey>(v: &[K]) -> Option<Interpolation> {
+pub(super) fn fit_interpolation<K: RadixKey>(v: &[K], buckets: usize) -> Option<Interpolation> {
     v.first()?.float_value()?;
     let len = v.len();
     let samples = len.min(INTERPOLATION_SAMPLE);
@@ -393,7 +372,7 @@ pub(super) fn fit_interpolation<K: RadixKey>(v: &[K]) -> Option<Interpolation> {
     let low = *finite[..last]
         .select_nth_unstable_by(trim, f64::total_cmp)
         .1;
-    let buckets = 1usize << parallel_digit_width(len);
+    debug_assert!(buckets.is_power_of_two() && buckets >= 64);
     let scale = buckets as f64 / (high - low);
     if !(scale.is_finite() && scale > 0.0) {
         return None;
@@ -591,24 +570,14 @@ pub(super) fn par_swap_mirrored<K: RadixKey>(front: &mut [K], back: &mut [K], tu
 
 /// A digit: `width` bits of a key's `bits()`, starting at bit `shift`.
 #[derive(Clone, Copy)]
-struct Digit {
+pub(super) struct Digit {
     shift: u32,
     mask: u64,
 }
 
 impl Digit {
-    /// The digit of (at most) `width` bits just below bit `top`; `top > 0`.
-    fn below(top: u32, width: u32) -> Digit {
-        debug_assert!(top > 0);
-        let width = width.min(top);
-        Digit {
-            shift: top - width,
-            mask: u64::MAX >> (u64::BITS - width),
-        }
-    }
-
     /// The digit of `width` bits whose highest bit is the highest bit in `differing`.
-    fn highest(differing: u64, width: u32) -> Digit {
+    pub(super) fn highest(differing: u64, width: u32) -> Digit {
         debug_assert_ne!(differing, 0);
         let high_bit = 63 - differing.leading_zeros();
         Digit {
@@ -620,7 +589,7 @@ impl Digit {
 
 /// Sorts keys into numbered buckets, monotonically: if `a < b` in the keys' order then
 /// `of(a) <= of(b)`, so concatenating the sorted buckets sorts the keys.
-trait Classifier<K>: Copy + Sync {
+pub(super) trait Classifier<K>: Copy + Sync {
     /// The number of buckets; `of` answers below it.
     fn buckets(self) -> usize;
     /// The bucket of `key`.
@@ -646,7 +615,7 @@ impl<K: RadixKey> Classifier<K> for Digit {
 /// high bits are all equal, which a first digit guessed from the top bits misses (another
 /// pass over memory to count the right one).
 #[derive(Clone, Copy)]
-struct Offset {
+pub(super) struct Offset {
     min: u64,
     shift: u32,
     last: u64,
@@ -666,7 +635,7 @@ impl Offset {
     }
 
     /// Over the range of `SAMPLE` keys of `data` (not empty).
-    fn of_sample<K: RadixKey>(data: &[K], width: u32) -> Offset {
+    pub(super) fn of_sample<K: RadixKey>(data: &[K], width: u32) -> Offset {
         const SAMPLE: usize = 1024;
         let (min, max) = sample_positions(data.len(), SAMPLE)
             .map(|i| data[i].bits())
@@ -725,468 +694,13 @@ impl<K: RadixKey> Classifier<K> for Interpolation {
     }
 }
 
-/// The width of a parallel pass's digit: enough buckets that they come out at most about
-/// `SEQUENTIAL_FINAL_LEN` keys (which `sequential_radix` finishes in one pass), between 8 and
-/// 12 bits. A 12-bit pass writes 4,096 streams; with huge pages backing the scratch buffer
-/// their TLB entries fit, and one wide pass costs less than a second pass over memory
-/// (measured on 10M keys: two passes over memory instead of three).
-fn parallel_digit_width(len: usize) -> u32 {
-    let buckets_wanted = len.div_ceil(SEQUENTIAL_FINAL_LEN);
-    (usize::BITS - buckets_wanted.leading_zeros()).clamp(8, 12)
-}
-
-/// `sequential_radix` sorts this many keys with one pass of its widest digit.
-const SEQUENTIAL_FINAL_LEN: usize = 4096;
-
-/// Sorts `data`, using `other` (same length) as scratch; the sorted keys end up in `other` if
-/// `result_in_other`, else in `data`. Parallel for large slices.
-///
-/// All keys of `data` agree on every bit at or above bit `varying_below` (64: no such bit).
-/// The first histogram counts the digit just below that bit and, in the same pass, finds the
-/// bits that differ; only if the highest of those lies lower does a second histogram count
-/// the digit that starts there. Buckets from a parallel pass (floats' mantissas, most keys)
-/// thus cost one pass over memory fewer than "find the differing bits, then count".
-fn par_radix<K: RadixKey>(
-    data: &mut [K],
-    other: &mut [K],
-    result_in_other: bool,
-    varying_below: u32,
-    tuning: &Tuning,
-) {
-    let len = data.len();
-    debug_assert_eq!(len, other.len());
-    if len <= tuning.radix_parallel_below {
-        sequential_radix(data, other, result_in_other, tuning);
-        return;
-    }
-    if varying_below == 0 {
-        // All keys are equal.
-        if result_in_other {
-            par_copy(data, other, tuning);
-        }
-        return;
-    }
-    let width = parallel_digit_width(len);
-    let block_len = radix_block_len(len, tuning);
-    let blocks = len.div_ceil(block_len);
-    if varying_below == u64::BITS {
-        // Nothing is known of the keys (the whole slice, or a bucket of such a pass): a
-        // sample's range guesses the first pass better than the top bits do.
-        let range = Offset::of_sample(data, width);
-        let buckets = Classifier::<K>::buckets(range);
-        let mut offsets = vec![0usize; blocks * buckets];
-        let (or, and) = par_histogram(data, block_len, &mut offsets, range);
-        if or & !and == 0 {
-            if result_in_other {
-                par_copy(data, other, tuning);
-            }
-            return;
-        }
-        // If the sample missed the keys that differ (all but a few keys equal), every key may
-        // share one bucket: no progress, so take the differing bits below instead, which
-        // always split.
-        let first = range.of(data[0]);
-        let in_first: usize = offsets.chunks(buckets).map(|row| row[first]).sum();
-        if in_first < len {
-            let bucket_starts = par_distribute(data, other, block_len, &mut offsets, range, tuning);
-            // A bucket's keys need not agree on any high bit.
-            par_buckets(
-                other,
-                data,
-                &bucket_starts,
-                !result_in_other,
-                u64::BITS,
-                tuning,
-            );
-            return;
-        }
-    }
-    let guess = Digit::below(varying_below, width);
-    let mut offsets = vec![0usize; blocks * Classifier::<K>::buckets(guess)];
-    let (or, and) = par_histogram(data, block_len, &mut offsets, guess);
-    let differing = or & !and;
-    if differing == 0 {
-        if result_in_other {
-            par_copy(data, other, tuning);
-        }
-        return;
-    }
-    let mut digit = Digit::highest(differing, width);
-    if digit.shift == guess.shift && digit.mask == guess.mask {
-        digit = guess;
-    } else {
-        offsets.clear();
-        offsets.resize(blocks * Classifier::<K>::buckets(digit), 0);
-        par_histogram(data, block_len, &mut offsets, digit);
-    }
-    let bucket_starts = par_distribute(data, other, block_len, &mut offsets, digit, tuning);
-    par_buckets(
-        other,
-        data,
-        &bucket_starts,
-        !result_in_other,
-        digit.shift,
-        tuning,
-    );
-}
-
-/// The length of the blocks of a parallel histogram and scatter over `len` keys: a few per
-/// thread, and not so short that a block costs less than scheduling it.
+/// The length of the blocks of a parallel pass over `len` keys (finding runs, counting): a few
+/// per thread, and not so short that a block costs less than scheduling it.
 pub(super) fn radix_block_len(len: usize, tuning: &Tuning) -> usize {
     let threads = crate::current_num_threads().max(1);
     len.div_ceil(threads * tuning.radix_blocks_per_thread)
         .max(tuning.radix_parallel_below / 4)
         .max(1)
-}
-
-/// Scatters `data` into `other` by bucket, in parallel, and returns where each bucket starts
-/// in `other` (and, last, `len`). `offsets` holds the histogram `par_histogram` made of `data`
-/// with `classifier`, one row of counts per block of `block_len` keys; it is used up.
-fn par_distribute<K: RadixKey, C: Classifier<K>>(
-    data: &[K],
-    other: &mut [K],
-    block_len: usize,
-    offsets: &mut [usize],
-    classifier: C,
-    tuning: &Tuning,
-) -> Vec<usize> {
-    let len = data.len();
-    let blocks = len.div_ceil(block_len);
-    let buckets = classifier.buckets();
-    debug_assert_eq!(offsets.len(), blocks * buckets);
-    // Turn counts into the first destination index of each (block, bucket): bucket-major, so
-    // a bucket is contiguous and, inside it, the blocks' keys keep their input order.
-    let mut bucket_starts = vec![0usize; buckets + 1];
-    let mut next = 0;
-    for (d, start) in bucket_starts.iter_mut().take(buckets).enumerate() {
-        *start = next;
-        for block in 0..blocks {
-            let slot = &mut offsets[block * buckets + d];
-            let count = *slot;
-            *slot = next;
-            next += count;
-        }
-    }
-    bucket_starts[buckets] = next;
-    assert_eq!(next, len, "radix histogram lost keys");
-    assert_eq!(other.len(), len, "radix scratch of the wrong length");
-    let through_lines = block_len
-        >= tuning
-            .radix_lines_from_keys_per_bucket
-            .saturating_mul(buckets);
-    par_scatter(
-        data,
-        block_len,
-        offsets,
-        SyncPtr::new(other),
-        classifier,
-        through_lines,
-    );
-    bucket_starts
-}
-
-/// Counts, for each block of `block_len` keys of `data`, how many keys fall in each bucket;
-/// `rows` holds one row of `classifier.buckets()` counts per block. Returns the OR and the AND
-/// of all keys' bits.
-fn par_histogram<K: RadixKey, C: Classifier<K>>(
-    data: &[K],
-    block_len: usize,
-    rows: &mut [usize],
-    classifier: C,
-) -> (u64, u64) {
-    let buckets = classifier.buckets();
-    if rows.len() == buckets {
-        poll_scheduler();
-        let (mut or, mut and) = (0, u64::MAX);
-        for &key in data {
-            rows[classifier.of(key)] += 1;
-            or |= key.bits();
-            and &= key.bits();
-        }
-        return (or, and);
-    }
-    let mid_rows = rows.len() / buckets / 2;
-    let (data_low, data_high) = data.split_at(mid_rows * block_len);
-    let (rows_low, rows_high) = rows.split_at_mut(mid_rows * buckets);
-    let ((or_low, and_low), (or_high, and_high)) = crate::join(
-        || par_histogram(data_low, block_len, rows_low, classifier),
-        || par_histogram(data_high, block_len, rows_high, classifier),
-    );
-    (or_low | or_high, and_low & and_high)
-}
-
-/// Scatters each block of `block_len` keys of `data` to `out`, where `par_distribute` gave
-/// its row of `rows` the block's first destination index per bucket; through write-combining
-/// lines if `through_lines` (and the target has them: x86-64, or Miri, which checks their
-/// index arithmetic with plain copies).
-fn par_scatter<K: RadixKey, C: Classifier<K>>(
-    data: &[K],
-    block_len: usize,
-    rows: &[usize],
-    out: SyncPtr<K>,
-    classifier: C,
-    through_lines: bool,
-) {
-    let buckets = classifier.buckets();
-    if rows.len() == buckets {
-        poll_scheduler();
-        if through_lines && cfg!(any(target_arch = "x86_64", miri)) {
-            // SAFETY: as for the loop below (the same ranges, each written once).
-            unsafe { scatter_through_lines(data, rows, out, classifier) };
-            return;
-        }
-        let mut next = rows.to_vec();
-        for &key in data {
-            let d = classifier.of(key);
-            // SAFETY: `par_histogram` counted, for this very block of `data` (unchanged since:
-            // we hold it borrowed) and with the same classifier (a pure function of the key:
-            // `Classifier::of` takes the classifier by value and reads no shared state), `c`
-            // keys of bucket `d`, and `par_distribute` gave this (block, bucket) the range
-            // `next[d]..next[d] + c`, disjoint from every other (block, bucket) range and
-            // inside `0..out.len()` (the counts sum to the length of `out`, asserted). So each
-            // index is written once, by this thread only, in bounds.
-            unsafe { out.write(next[d], key) };
-            next[d] += 1;
-        }
-        return;
-    }
-    let mid_rows = rows.len() / buckets / 2;
-    let (data_low, data_high) = data.split_at(mid_rows * block_len);
-    let (rows_low, rows_high) = rows.split_at(mid_rows * buckets);
-    crate::join(
-        || {
-            par_scatter(
-                data_low,
-                block_len,
-                rows_low,
-                out,
-                classifier,
-                through_lines,
-            )
-        },
-        || {
-            par_scatter(
-                data_high,
-                block_len,
-                rows_high,
-                out,
-                classifier,
-                through_lines,
-            )
-        },
-    );
-}
-
-/// A cache line's worth of keys, staged before it is written out.
-#[repr(C, align(64))]
-struct Line([MaybeUninit<u8>; 64]);
-
-/// `par_scatter`'s leaf through write-combining lines: the keys of each bucket gather in a
-/// 64-byte line of their own (4,096 lines are 256 KiB, in L2), and a line whose bytes all
-/// belong to this block's range goes out whole, with non-temporal stores; the partial lines
-/// at the ends of a range get plain stores of their keys only (a neighbouring range owns the
-/// rest of the line).
-///
-/// Why: with thousands of buckets, each key stored straight to its destination misses the
-/// cache, and the store waits for the line to be read from memory first. Streamed whole lines
-/// need no read and leave the cache to the keys. Device (16-core Xeon), 10M random `u64`,
-/// best of 7: 124 to 78 ms on 2 cores (rayon 201), 33.5 to 24.5 ms on 16; about 10% on the
-/// 2-core AMD development VM.
-///
-/// # Safety
-///
-/// As for `par_scatter`'s plain loop: `rows[d]..rows[d] + c_d` (`c_d` the number of keys of
-/// `data` in bucket `d`) are disjoint ranges inside `out`, which no one else accesses
-/// meanwhile, and `out` is alive.
-unsafe fn scatter_through_lines<K: RadixKey, C: Classifier<K>>(
-    data: &[K],
-    rows: &[usize],
-    out: SyncPtr<K>,
-    classifier: C,
-) {
-    let size = mem::size_of::<K>();
-    // Key sizes are 1, 2, 4 or 8 bytes: whole keys tile a line.
-    debug_assert!(size > 0 && 64 % size == 0);
-    let per_line = 64 / size;
-    let buckets = classifier.buckets();
-    let mut lines: Vec<Line> = Vec::with_capacity(buckets);
-    // SAFETY: a `Line` is bytes that may be uninitialised, so any contents are valid; the
-    // capacity is `buckets`.
-    unsafe { lines.set_len(buckets) };
-    let mut next = rows.to_vec();
-    // SAFETY: index 0 is at most `out.len()` and `out` is alive (the caller's promise).
-    let base = unsafe { out.get(0) }.addr();
-    // Where index `i` of `out` falls in its line (`base` is aligned for `K`, so keys never
-    // straddle lines).
-    let slot_of = |i: usize| (base.wrapping_add(i.wrapping_mul(size)) % 64) / size;
-    for &key in data {
-        let d = classifier.of(key);
-        let i = next[d];
-        let slot = slot_of(i);
-        let line = &mut lines[d];
-        // SAFETY: `slot < per_line`, so the key lies inside the 64-byte line.
-        unsafe { line.0.as_mut_ptr().cast::<K>().add(slot).write(key) };
-        next[d] = i + 1;
-        if slot == per_line - 1 {
-            // The line of `out` holding `i` is complete as far as this range goes.
-            if i + 1 >= rows[d] + per_line {
-                // All of it is in the range: its first index is `i + 1 - per_line`.
-                let first = i + 1 - per_line;
-                // SAFETY: `first..=i` lies in this (block, bucket) range (which starts at
-                // `rows[d]` and now reaches `i`): ours alone and in bounds; its start is
-                // 64-byte aligned (slot 0); the line holds this range's keys in every slot.
-                unsafe { write_line(line, out.get(first).cast::<u8>()) };
-            } else {
-                // The range starts inside this line: only slots from `rows[d]` are ours.
-                // SAFETY: `rows[d]..=i` lies in the range and in this line, and its keys were
-                // staged at their slots; the line and `out` do not overlap.
-                unsafe { copy_slots(line, rows[d], i + 1, out, slot_of) };
-            }
-        }
-    }
-    // The ranges' last lines, where partial.
-    for (d, line) in lines.iter().enumerate() {
-        let end = next[d];
-        let open = slot_of(end);
-        if end == rows[d] || open == 0 {
-            // Empty, or its last line went out when its last slot was written.
-            continue;
-        }
-        // The line holding `end - 1` starts `open` indices before `end`, or before the range.
-        let from = if end - rows[d] > open {
-            end - open
-        } else {
-            rows[d]
-        };
-        // SAFETY: `from..end` lies in the range (`end` is one past its last key) and in one
-        // line, and its keys were staged at their slots; no overlap.
-        unsafe { copy_slots(line, from, end, out, slot_of) };
-    }
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: SFENCE has no preconditions (SSE, part of x86-64). Non-temporal stores are not
-    // ordered with later stores; the fence puts them before the join that hands `out` to the
-    // threads that read it next.
-    #[allow(unused_unsafe)]
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
-}
-
-/// Copies the keys staged in `line` for indices `from..end` of `out` (one line's worth at
-/// most) to their places, with plain stores.
-///
-/// # Safety
-///
-/// `from..end` lies within one 64-byte line of `out`, in bounds, accessed by no one else; the
-/// line's slots for those indices (`slot_of`) hold keys.
-#[inline(always)]
-unsafe fn copy_slots<K: RadixKey>(
-    line: &Line,
-    from: usize,
-    end: usize,
-    out: SyncPtr<K>,
-    slot_of: impl Fn(usize) -> usize,
-) {
-    // SAFETY: by the caller's promise; `slot_of(from) + (end - from) <= 64 / size_of::<K>()`
-    // as the indices share a line.
-    unsafe {
-        ptr::copy_nonoverlapping(
-            line.0.as_ptr().cast::<K>().add(slot_of(from)),
-            out.get(from),
-            end - from,
-        )
-    };
-}
-
-/// Writes `line` to `to` with non-temporal stores (x86-64), or plainly.
-///
-/// # Safety
-///
-/// `to` is valid for 64 bytes of writes, 64-byte aligned, and no one else accesses them.
-#[inline(always)]
-unsafe fn write_line(line: &Line, to: *mut u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
-        let from = line.0.as_ptr().cast::<__m128i>();
-        let to = to.cast::<__m128i>();
-        for k in 0..4 {
-            // SAFETY: both are 16-byte aligned (the line is 64-byte aligned, `to` too) and
-            // valid for these 16 bytes; SSE2 is part of x86-64. The line's bytes may be read
-            // uninitialised only where the caller said all 64 were written.
-            unsafe { _mm_stream_si128(to.add(k), _mm_load_si128(from.add(k))) };
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    // SAFETY: valid for 64 bytes each (the caller's promise, and the line's size); distinct.
-    unsafe {
-        ptr::copy_nonoverlapping(line.0.as_ptr().cast::<u8>(), to, 64)
-    };
-}
-
-/// Sorts the buckets that `starts` delimits (bucket `b` is `starts[b]..starts[b + 1]`, less
-/// `starts[0]`; `data` and `other` cover exactly those buckets), in parallel. The keys of each
-/// bucket agree on every bit at or above `varying_below`.
-fn par_buckets<K: RadixKey>(
-    data: &mut [K],
-    other: &mut [K],
-    starts: &[usize],
-    result_in_other: bool,
-    varying_below: u32,
-    tuning: &Tuning,
-) {
-    let base = starts[0];
-    let buckets = starts.len() - 1;
-    if buckets == 1 || data.len() <= tuning.radix_parallel_below {
-        for bounds in starts.windows(2) {
-            let range = bounds[0] - base..bounds[1] - base;
-            if range.len() > 1 {
-                poll_scheduler();
-            }
-            par_radix(
-                &mut data[range.clone()],
-                &mut other[range],
-                result_in_other,
-                varying_below,
-                tuning,
-            );
-        }
-        return;
-    }
-    // Split where the keys, not the buckets, halve: bucket `mid` starts the high half.
-    let half = base + data.len() / 2;
-    let mid = (1 + starts[1..buckets].partition_point(|&start| start < half)).min(buckets - 1);
-    let (data_low, data_high) = data.split_at_mut(starts[mid] - base);
-    let (other_low, other_high) = other.split_at_mut(starts[mid] - base);
-    let (starts_low, starts_high) = (&starts[..=mid], &starts[mid..]);
-    crate::join(
-        || {
-            par_buckets(
-                data_low,
-                other_low,
-                starts_low,
-                result_in_other,
-                varying_below,
-                tuning,
-            )
-        },
-        || {
-            par_buckets(
-                data_high,
-                other_high,
-                starts_high,
-                result_in_other,
-                varying_below,
-                tuning,
-            )
-        },
-    );
-}
-
-/// Copies `from` into `to` (same length), in parallel.
-pub(super) fn par_copy<K: RadixKey>(from: &[K], to: &mut [K], tuning: &Tuning) {
-    // SAFETY: the copy stores only keys (copies of `from`'s).
-    par_copy_into(from, unsafe { as_uninit_mut(to) }, false, tuning);
 }
 
 /// Copies `from` into `to`, or its reversal if `reverse`, in parallel.
@@ -1238,12 +752,13 @@ pub(super) unsafe fn as_uninit_mut<K: Copy>(v: &mut [K]) -> &mut [MaybeUninit<K>
     unsafe { &mut *(v as *mut [K] as *mut [MaybeUninit<K>]) }
 }
 
-/// `par_radix` for one thread, on at most `u32::MAX` keys.
+/// The radix sort on one thread, with `other` (as long as `data`) as scratch; the sorted keys
+/// end up in `other` if `result_in_other`, else in `data`. At most `u32::MAX` keys.
 ///
 /// The digit is up to 12 bits wide, about `log2(len)` bits: a 4,000-key bucket spreads into
 /// 4,096 sub-buckets of about one key each, which costs one pass instead of a further 8-bit
 /// pass plus insertion sorts.
-fn sequential_radix<K: RadixKey>(
+pub(super) fn sequential_radix<K: RadixKey>(
     data: &mut [K],
     other: &mut [K],
     result_in_other: bool,
@@ -1273,10 +788,15 @@ fn sequential_radix<K: RadixKey>(
     // half the buckets).
     //
     // At least as many buckets as keys up to 8,192 keys (then nearly every bucket holds a few
-    // keys at most); above, 8 bits, and the next level finishes. Buckets of ~15 keys left to
-    // insertion sort cost twice what std's sort costs (branch mispredictions), measured.
+    // keys at most); above, enough buckets (up to 256) to leave about 2,048 keys in each, which
+    // the next level finishes in one pass on the stack (`scatter_on_stack`). Buckets of ~15
+    // keys left to insertion sort cost twice what std's sort costs (branch mispredictions),
+    // measured. Against 8 bits above 8,192 keys (buckets of a few dozen keys, each a pass with
+    // a 256-entry table of its own), 2-core VM, medians of 15 (50M: 5) warm sorts of random
+    // `u64`: 10M keys, in-place passes (39K-key leaves), 48 to 44 ms; 50M keys, the
+    // out-of-place passes since replaced (12K-key leaves), 334-367 to 258-281 ms.
     let width = if len > 8192 {
-        8
+        (usize::BITS - (len / 2048).leading_zeros()).clamp(1, 8)
     } else {
         (usize::BITS - len.leading_zeros()).clamp(4, 12)
     };
@@ -1406,136 +926,5 @@ fn insertion_sort_nearly_sorted<K: RadixKey>(v: &mut [K]) {
             j -= 1;
         }
         v[j] = key;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `par_radix` on its own (no run, counting or interpolation path before it), with tiny
-    /// thresholds so that small inputs take the parallel passes.
-    fn par_radix_sorted<K: RadixKey>(mut keys: Vec<K>) -> Vec<K> {
-        let tuning = Tuning {
-            radix_parallel_below: 8,
-            radix_small: 3,
-            ..Tuning::DEFAULT
-        };
-        let mut other = keys.clone();
-        par_radix(&mut keys, &mut other, false, u64::BITS, &tuning);
-        keys
-    }
-
-    #[test]
-    fn first_pass_by_a_sample_sorts_and_progresses_when_the_sample_misses() {
-        let len = if cfg!(miri) { 2_000 } else { 100_000 };
-        // All keys equal but three, none where the sample looks: the sample's range is one
-        // value, so every key but those shares one bucket; each pass must still split.
-        let sampled: std::collections::HashSet<usize> = sample_positions(len, 1024).collect();
-        let unseen: Vec<usize> = (0..len)
-            .filter(|i| !sampled.contains(i))
-            .step_by(97)
-            .collect();
-        let mut keys = vec![7u64; len];
-        keys[unseen[0]] = u64::MAX;
-        keys[unseen[1]] = 0;
-        keys[unseen[2]] = 8;
-        let mut expected = keys.clone();
-        expected.sort_unstable();
-        assert_eq!(par_radix_sorted(keys), expected);
-        // Signed keys on both sides of zero, and keys whose high bits never differ (shorter
-        // under Miri: the sample sees every key of those, which changes nothing here).
-        let len = if cfg!(miri) { 400 } else { len };
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let signed: Vec<i64> = (0..len).map(|_| (next() as i64) >> 40).collect();
-        let mut expected = signed.clone();
-        expected.sort_unstable();
-        assert_eq!(par_radix_sorted(signed), expected);
-        let narrow: Vec<u64> = (0..len).map(|_| (1 << 40) + (next() >> 44)).collect();
-        let mut expected = narrow.clone();
-        expected.sort_unstable();
-        assert_eq!(par_radix_sorted(narrow), expected);
-    }
-
-    /// Scatters `keys` by their low byte, in blocks of `block_len`, into `out[offset..]`, with
-    /// or without write-combining lines.
-    fn scatter<K: RadixKey>(
-        keys: &[K],
-        block_len: usize,
-        offset: usize,
-        through_lines: bool,
-    ) -> Vec<K> {
-        let digit = Digit::below(8, 8);
-        let buckets = Classifier::<K>::buckets(digit);
-        let mut offsets = vec![0usize; keys.len().div_ceil(block_len) * buckets];
-        par_histogram(keys, block_len, &mut offsets, digit);
-        let mut out = vec![keys[0]; offset + keys.len()];
-        let tuning = Tuning {
-            radix_lines_from_keys_per_bucket: if through_lines { 0 } else { usize::MAX },
-            ..Tuning::DEFAULT
-        };
-        par_distribute(
-            keys,
-            &mut out[offset..],
-            block_len,
-            &mut offsets,
-            digit,
-            &tuning,
-        );
-        out.split_off(offset)
-    }
-
-    fn check<K: RadixKey + PartialEq + std::fmt::Debug>(from_u64: impl Fn(u64) -> K) {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        // Miri runs a few hundred of these scatters per minute: there, one length, two block
-        // lengths and three misalignments (the 256-bucket histogram dominates the cost).
-        let (lens, offsets): (&[usize], &[usize]) = if cfg!(miri) {
-            (&[70], &[0, 1, 5])
-        } else {
-            (&[1, 9, 70, 1000, 5000], &[0, 1, 2, 3, 4, 5, 6, 7, 8])
-        };
-        for &len in lens {
-            let keys: Vec<K> = (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    // Few buckets, so that lines fill and ranges share lines.
-                    from_u64(state % 5 * 37 + (state >> 40) % 3)
-                })
-                .collect();
-            let block_lens: &[usize] = if cfg!(miri) {
-                &[7, len]
-            } else {
-                &[1, 7, len.div_ceil(2), len]
-            };
-            for &block_len in block_lens {
-                // Offsets move `out[offset]` across a line's slots.
-                for &offset in offsets {
-                    assert_eq!(
-                        scatter(&keys, block_len, offset, true),
-                        scatter(&keys, block_len, offset, false),
-                        "{} keys, blocks of {block_len}, offset {offset}",
-                        len
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn line_scatter_matches_plain_scatter() {
-        check(|x| x);
-        check(|x| x as u16);
-        if !cfg!(miri) {
-            check(|x| x as u32);
-            check(|x| x as u8);
-        }
     }
 }

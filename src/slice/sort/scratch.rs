@@ -1,24 +1,27 @@
 //! Scratch buffers for the sorts: `len` slots, backed by transparent huge pages where Linux
-//! offers them, and kept for the next sort.
+//! offers them, and kept for a moment for the next sort.
 //!
-//! Why: a sort's scratch buffer is fresh memory, and the first write to each 4 KiB page costs a
-//! page fault. On the 2-core development VM the faults on the 80 MB scratch of a 10M-key radix
-//! sort took about as long as the sort itself. Asking for huge pages (`madvise(MADV_HUGEPAGE)`,
-//! honoured when THP is in `madvise` or `always` mode) makes that one fault per 2 MiB, but the
-//! kernel still clears every page: 5 to 13% of a 10M-key radix sort's CPU time on the same VM.
+//! Why huge pages: a sort's scratch buffer is fresh memory, and the first write to each 4 KiB
+//! page costs a page fault. On the 2-core development VM the faults on the 80 MB scratch of a
+//! 10M-key sort took about as long as the sort itself. Asking for huge pages
+//! (`madvise(MADV_HUGEPAGE)`, honoured when THP is in `madvise` or `always` mode) makes that
+//! one fault per 2 MiB, but the kernel still clears every page.
 //!
 //! So a large mapping is not unmapped when its sort ends: it stays in a process-wide reserve
-//! for the next sort (the largest of each kind, initialised bytes for radix sorts and any
-//! bytes for merges, each up to [`huge_pages::RESERVE_MAX`]), its pages
-//! handed to the kernel with `MADV_FREE` (reclaimed without swapping if memory runs short, and
-//! kept mapped, with no fault on the next write, if not). This is what allocators such as
-//! jemalloc do with freed memory; glibc's `malloc` also keeps freed blocks up to its trim
-//! threshold, but never blocks above its 32 MiB mmap threshold.
+//! (the largest one, up to [`huge_pages::RESERVE_MAX`]) for [`huge_pages::KEEP`], and sorts
+//! called back to back reuse it without a fault. Then a background thread unmaps it: a
+//! program that sorted once does not hold the scratch of its largest sort for good (it used
+//! to, as `MADV_FREE` pages that count in its resident size and its container's memory
+//! charge until the kernel runs short). Where that thread cannot start, nothing is kept.
+//! Buffers below [`huge_pages::MAP_AT_LEAST_BYTES`], and every buffer off Linux, come from
+//! the global allocator.
+//!
+//! The radix sorts need no buffer the size of their input (see `in_place`); the merges, the
+//! gathers of keyed sorts and the merging of runs use these.
 //!
 //! Invariant: the buffer never owns a `T`; dropping it only frees the memory. An
-//! `initialized` buffer's bytes are initialised: zero (fresh anonymous memory from `mmap`, or
-//! `alloc_zeroed`), or left by an earlier `initialized` buffer, which stored only keys whose
-//! every byte is initialised (the reserve remembers which kind of use a mapping last served).
+//! `initialized` buffer's bytes are initialised (zero, from `alloc_zeroed`); such buffers
+//! always come from the global allocator, so a mapping only ever serves uninitialised slots.
 
 use std::alloc::{self, Layout};
 use std::marker::PhantomData;
@@ -43,22 +46,13 @@ enum Backing {
     None,
     /// `alloc::alloc_zeroed` or `alloc::alloc` with this layout.
     Heap(Layout),
-    /// A mapping from `huge_pages::map` or the reserve; `initialized` if this buffer was
-    /// handed out as `initialized` (so it holds initialised bytes when it goes back).
-    #[cfg(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64"),
-        not(miri)
-    ))]
-    Mapped {
-        mapping: huge_pages::Mapping,
-        initialized: bool,
-    },
+    /// A mapping from `huge_pages::map` or the reserve.
+    #[cfg(all(target_os = "linux", not(miri)))]
+    Mapped(huge_pages::Mapping),
 }
 
 impl<T> Scratch<T> {
-    /// A buffer of `len` slots whose bytes are all initialised (for `as_init`): zero, or
-    /// bytes of keys an earlier sort left there.
+    /// A buffer of `len` zeroed slots (for `as_init`), from the global allocator.
     pub(super) fn initialized(len: usize) -> Scratch<T> {
         Scratch::new(len, true)
     }
@@ -78,25 +72,19 @@ impl<T> Scratch<T> {
                 _owns_no_t: PhantomData,
             };
         }
-        #[cfg(all(
-            target_os = "linux",
-            any(target_arch = "x86_64", target_arch = "aarch64"),
-            not(miri)
-        ))]
-        if layout.size() >= huge_pages::MAP_AT_LEAST_BYTES
+        #[cfg(all(target_os = "linux", not(miri)))]
+        if !initialized
+            && layout.size() >= huge_pages::MAP_AT_LEAST_BYTES
             && layout.align() <= huge_pages::HUGE_PAGE
         {
             let mapping = huge_pages::RESERVE
-                .take(layout.size(), initialized)
+                .take(layout.size())
                 .or_else(|| huge_pages::map(layout.size()));
             if let Some(mapping) = mapping {
                 return Scratch {
                     ptr: mapping.start().cast(),
                     len,
-                    backing: Backing::Mapped {
-                        mapping,
-                        initialized,
-                    },
+                    backing: Backing::Mapped(mapping),
                     _owns_no_t: PhantomData,
                 };
             }
@@ -147,32 +135,23 @@ impl<T> Drop for Scratch<T> {
     fn drop(&mut self) {
         match std::mem::replace(&mut self.backing, Backing::None) {
             Backing::None => {}
-            // SAFETY: `ptr` came from `alloc_zeroed(layout)` and is freed once, here.
+            // SAFETY: `ptr` came from `alloc_zeroed(layout)` or `alloc(layout)` and is freed
+            // once, here.
             Backing::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr().cast(), layout) },
-            #[cfg(all(
-                target_os = "linux",
-                any(target_arch = "x86_64", target_arch = "aarch64"),
-                not(miri)
-            ))]
             // No borrow of the buffer outlives `self`: the mapping is free for the next sort.
-            Backing::Mapped {
-                mapping,
-                initialized,
-            } => huge_pages::RESERVE.put(mapping, initialized),
+            #[cfg(all(target_os = "linux", not(miri)))]
+            Backing::Mapped(mapping) => huge_pages::RESERVE.put(mapping),
         }
     }
 }
 
 /// Anonymous mappings with `MADV_HUGEPAGE`, through the `libc` crate (see also
 /// `crate::sync::advise_fill`, the same advice for collect destinations).
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64"),
-    not(miri)
-))]
+#[cfg(all(target_os = "linux", not(miri)))]
 mod huge_pages {
     use std::ptr::NonNull;
-    use std::sync::{Mutex, MutexGuard};
+    use std::sync::{Condvar, Mutex, MutexGuard};
+    use std::time::{Duration, Instant};
 
     /// Below this many bytes a buffer comes from the global allocator: a huge page would be
     /// mostly unused, and a few hundred small faults cost little next to the sort. Above,
@@ -184,7 +163,8 @@ mod huge_pages {
     /// (before the reserve, such buffers came from the allocator below 32 MiB).
     pub(super) const MAP_AT_LEAST_BYTES: usize = 4 << 20;
 
-    /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages.
+    /// The huge page size of x86-64 and of aarch64 with 4 KiB base pages (elsewhere the
+    /// mapping is only aligned more than it needs; the advice works with the system's size).
     pub(super) const HUGE_PAGE: usize = 2 << 20;
 
     /// An anonymous mapping whose start is rounded up to a 2 MiB boundary (so that every
@@ -253,13 +233,28 @@ mod huge_pages {
     /// The reserve keeps no mapping above this many bytes.
     pub(super) const RESERVE_MAX: usize = 1 << 30;
 
-    /// Mappings kept between sorts (see the module documentation): one that holds only
-    /// initialised bytes (it served `initialized` buffers only) and one that may hold any.
-    pub(super) struct Reserve(Mutex<Kept>);
+    /// How long the reserve keeps a mapping after a sort last returned one. Long enough for
+    /// sorts called back to back with other work between them (a benchmark that copies 10M
+    /// fresh keys before each sort: 30 to 60 ms on the 2-core VM); short enough that the
+    /// memory is gone within half a second of the last sort (unmapping 400 MB takes about
+    /// 20 ms there).
+    pub(super) const KEEP: Duration = Duration::from_millis(250);
+
+    /// Mappings kept between sorts (see the module documentation): the largest one returned
+    /// lately, until [`KEEP`] after the last return, when the reclaimer thread unmaps it.
+    pub(super) struct Reserve {
+        kept: Mutex<Kept>,
+        /// Signalled when a mapping is returned, for the reclaimer.
+        returned: Condvar,
+    }
 
     struct Kept {
-        initialized: Option<Mapping>,
-        any: Option<Mapping>,
+        mapping: Option<Mapping>,
+        /// When a mapping was last returned (kept or not); `None` before the first return.
+        returned_at: Option<Instant>,
+        /// The process (its id) that started the reclaimer thread, and whether it could. A
+        /// child made by `fork` has no such thread: it tries to start its own.
+        reclaimer: Option<(u32, bool)>,
     }
 
     /// The process's reserve.
@@ -267,153 +262,170 @@ mod huge_pages {
 
     impl Reserve {
         pub(super) const fn new() -> Reserve {
-            Reserve(Mutex::new(Kept {
-                initialized: None,
-                any: None,
-            }))
+            Reserve {
+                kept: Mutex::new(Kept {
+                    mapping: None,
+                    returned_at: None,
+                    reclaimer: None,
+                }),
+                returned: Condvar::new(),
+            }
         }
 
         fn kept(&self) -> MutexGuard<'_, Kept> {
             // The lock guards no invariant a panic could break (a panic between `take` and
             // the store leaves `None`, which is valid).
-            self.0
+            self.kept
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
         }
 
-        /// A kept mapping with at least `bytes` usable bytes; if `initialized`, one that holds
-        /// only initialised bytes. An uninitialised request takes the other kind first.
-        pub(super) fn take(&self, bytes: usize, initialized: bool) -> Option<Mapping> {
+        /// The kept mapping, if it has at least `bytes` usable bytes.
+        pub(super) fn take(&self, bytes: usize) -> Option<Mapping> {
             let mut kept = self.kept();
-            let Kept {
-                initialized: with_initialized,
-                any,
-            } = &mut *kept;
-            let take_if_fits = |slot: &mut Option<Mapping>| {
-                if slot.as_ref().is_some_and(|mapping| mapping.usable >= bytes) {
-                    slot.take()
-                } else {
-                    None
-                }
-            };
-            if initialized {
-                take_if_fits(with_initialized)
+            if kept.mapping.as_ref()?.usable >= bytes {
+                kept.mapping.take()
             } else {
-                take_if_fits(any).or_else(|| take_if_fits(with_initialized))
+                None
             }
         }
 
-        /// Keeps `mapping` (`initialized`: it holds only initialised bytes) in its kind's
-        /// place if it is larger than the mapping kept there (which is then unmapped) and not
-        /// above `RESERVE_MAX`; unmaps it otherwise.
-        pub(super) fn put(&self, mapping: Mapping, initialized: bool) {
+        /// Keeps `mapping` if it is larger than the one kept and not above `RESERVE_MAX`, and
+        /// the reclaimer runs (or starts now); unmaps it otherwise. Either way the kept
+        /// mapping stays for another [`KEEP`].
+        pub(super) fn put(&'static self, mapping: Mapping) {
             if mapping.usable > RESERVE_MAX {
                 return;
             }
             let mut kept = self.kept();
-            let slot = if initialized {
-                &mut kept.initialized
-            } else {
-                &mut kept.any
-            };
-            if slot
-                .as_ref()
-                .is_some_and(|kept| kept.usable >= mapping.usable)
+            kept.returned_at = Some(Instant::now());
+            let pid = std::process::id();
+            if kept
+                .reclaimer
+                .is_none_or(|(started_in, _)| started_in != pid)
             {
+                let started = std::thread::Builder::new()
+                    .name("blitz-par-scratch".into())
+                    .stack_size(64 << 10)
+                    .spawn(move || self.reclaim());
+                kept.reclaimer = Some((pid, started.is_ok()));
+            }
+            if kept.reclaimer != Some((pid, true))
+                || kept
+                    .mapping
+                    .as_ref()
+                    .is_some_and(|kept| kept.usable >= mapping.usable)
+            {
+                // Unmapped (by its drop) after the lock is released.
+                drop(kept);
                 return;
             }
-            // SAFETY: the usable range lies inside the mapping, which nothing uses now. After
-            // `MADV_FREE` each page reads as before or as zeros (if the kernel took it), both
-            // initialised bytes; a later write keeps the page. Old kernels without
-            // `MADV_FREE` answer `EINVAL` and the pages simply stay.
-            unsafe {
-                libc::madvise(
-                    mapping.start().as_ptr().cast(),
-                    mapping.usable,
-                    libc::MADV_FREE,
-                )
-            };
-            // The replaced mapping, if any, is unmapped by its drop.
-            let _replaced = slot.replace(mapping);
+            let replaced = kept.mapping.replace(mapping);
+            drop(kept);
+            self.returned.notify_one();
+            drop(replaced);
+        }
+
+        /// The reclaimer thread: unmaps the kept mapping [`KEEP`] after the last return.
+        fn reclaim(&self) {
+            let mut kept = self.kept();
+            loop {
+                if kept.mapping.is_none() {
+                    kept = self
+                        .returned
+                        .wait(kept)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    continue;
+                }
+                let now = Instant::now();
+                // (A mapping is kept only after a return.)
+                let due = kept.returned_at.map_or(now, |at| at + KEEP);
+                if now < due {
+                    kept = self
+                        .returned
+                        .wait_timeout(kept, due - now)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .0;
+                    continue;
+                }
+                let expired = kept.mapping.take();
+                drop(kept);
+                // Unmapped outside the lock: a sort may want the reserve meanwhile.
+                drop(expired);
+                kept = self.kept();
+            }
+        }
+
+        /// Whether a mapping is kept now.
+        #[cfg(test)]
+        pub(super) fn holds_a_mapping(&self) -> bool {
+            self.kept().mapping.is_some()
         }
     }
 }
 
-#[cfg(all(
-    test,
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64"),
-    not(miri)
-))]
+#[cfg(all(test, target_os = "linux", not(miri)))]
 mod tests {
-    use super::huge_pages::{map, Reserve, RESERVE_MAX};
+    use super::huge_pages::{map, Reserve, KEEP, RESERVE_MAX};
 
     const MIB: usize = 1 << 20;
 
-    /// Writes `byte` over the usable part of a mapping.
-    fn fill(mapping: &super::huge_pages::Mapping, bytes: usize, byte: u8) {
-        // SAFETY: the mapping has at least `bytes` usable bytes and no one else uses it.
-        unsafe { std::ptr::write_bytes(mapping.start().as_ptr(), byte, bytes) };
+    /// A reserve of the test's own, with a reclaimer of its own.
+    fn reserve() -> &'static Reserve {
+        Box::leak(Box::new(Reserve::new()))
     }
 
     #[test]
     fn reserve_hands_back_what_fits() {
-        let reserve = Reserve::new();
+        let reserve = reserve();
         let mapping = map(8 * MIB).expect("mmap");
         let start = mapping.start();
-        fill(&mapping, 8 * MIB, 7);
-        reserve.put(mapping, true);
+        // SAFETY: the mapping has 8 MiB usable and no one else uses it.
+        unsafe { std::ptr::write_bytes(start.as_ptr(), 7, 8 * MIB) };
+        reserve.put(mapping);
         // Too large a request: a fresh mapping is needed.
-        assert!(reserve.take(9 * MIB, true).is_none());
+        assert!(reserve.take(9 * MIB).is_none());
         // Smaller or equal requests reuse it, once.
-        let again = reserve.take(6 * MIB, true).expect("kept mapping");
+        let again = reserve.take(6 * MIB).expect("kept mapping");
         assert_eq!(again.start(), start);
-        assert!(reserve.take(MIB, false).is_none());
-        // Its bytes are what was written or zero (if the kernel took the pages meanwhile).
-        // SAFETY: 8 MiB usable, initialised (written above, or zero).
-        let bytes = unsafe { std::slice::from_raw_parts(again.start().as_ptr(), 8 * MIB) };
-        assert!(bytes.iter().all(|&b| b == 7 || b == 0));
-    }
-
-    #[test]
-    fn reserve_keeps_initialized_buffers_apart_from_uninitialized_ones() {
-        let reserve = Reserve::new();
-        let any = map(4 * MIB).expect("mmap");
-        let any_start = any.start();
-        reserve.put(any, false);
-        // A buffer that served arbitrary elements is not handed out as initialised bytes...
-        assert!(reserve.take(4 * MIB, true).is_none());
-        // ...but is for uninitialised slots.
-        let any = reserve.take(4 * MIB, false).expect("kept mapping");
-        assert_eq!(any.start(), any_start);
-        // Both kinds are kept at once; an uninitialised request prefers its own kind, then
-        // takes the other.
-        let initialized = map(4 * MIB).expect("mmap");
-        let initialized_start = initialized.start();
-        reserve.put(initialized, true);
-        reserve.put(any, false);
-        assert_eq!(reserve.take(MIB, false).expect("kept").start(), any_start);
-        assert_eq!(
-            reserve.take(MIB, false).expect("kept").start(),
-            initialized_start
-        );
-        assert!(reserve.take(MIB, false).is_none());
+        assert!(reserve.take(MIB).is_none());
     }
 
     #[test]
     fn reserve_keeps_the_largest_and_nothing_huge() {
-        let reserve = Reserve::new();
+        let reserve = reserve();
         let small = map(4 * MIB).expect("mmap");
         let large = map(16 * MIB).expect("mmap");
         let large_start = large.start();
-        reserve.put(large, true);
-        reserve.put(small, true);
-        let kept = reserve.take(MIB, true).expect("kept mapping");
+        reserve.put(large);
+        reserve.put(small);
+        let kept = reserve.take(MIB).expect("kept mapping");
         assert_eq!(kept.start(), large_start);
-        assert!(reserve.take(MIB, true).is_none());
+        assert!(reserve.take(MIB).is_none());
         // Above the cap a mapping is unmapped, not kept (mapping it reserves address space
         // only: no page is touched).
-        reserve.put(map(RESERVE_MAX + MIB).expect("mmap"), true);
-        assert!(reserve.take(MIB, true).is_none());
+        reserve.put(map(RESERVE_MAX + MIB).expect("mmap"));
+        assert!(reserve.take(MIB).is_none());
+    }
+
+    #[test]
+    fn reserve_lets_go_of_its_mapping_after_a_while() {
+        let reserve = reserve();
+        reserve.put(map(4 * MIB).expect("mmap"));
+        assert!(reserve.holds_a_mapping());
+        // Released `KEEP` after the return; the bound only keeps a broken reclaimer from
+        // hanging the test.
+        let deadline = std::time::Instant::now() + KEEP * 40;
+        while reserve.holds_a_mapping() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the reserve still holds its mapping {:?} after it was returned",
+                KEEP * 40
+            );
+            std::thread::sleep(KEEP / 10);
+        }
+        // And it keeps the next one again.
+        reserve.put(map(4 * MIB).expect("mmap"));
+        assert!(reserve.take(4 * MIB).is_some());
     }
 }

@@ -20,7 +20,8 @@ const TINY: Tuning = Tuning {
     radix_parallel_below: 8,
     radix_small: 3,
     radix_blocks_per_thread: 2,
-    radix_lines_from_keys_per_bucket: 0,
+    radix_leaf_max: 4,
+    radix_in_place_block_bytes: 8,
     string_radix_from: 0,
     merge_piece_bytes: 24,
 };
@@ -434,19 +435,19 @@ fn uniform_floats(len: usize, seed: u64) -> Vec<f64> {
 #[test]
 fn interpolation_fits_uniform_floats_only() {
     let len = if cfg!(miri) { 256 } else { 20_000 };
-    assert!(radix::fit_interpolation(&uniform_floats(len, 1)).is_some());
+    assert!(radix::fit_interpolation(&uniform_floats(len, 1), 256).is_some());
     let f32s: Vec<f32> = uniform_floats(len, 2).iter().map(|&x| x as f32).collect();
-    assert!(radix::fit_interpolation(&f32s).is_some());
+    assert!(radix::fit_interpolation(&f32s, 256).is_some());
     // Exponentially distributed: skewed, left to the bits.
     let mut rng = Rng(3);
     let exponential: Vec<f64> = (0..len)
         .map(|_| -((rng.next() >> 11) as f64 / (1u64 << 53) as f64 + 1e-12).ln())
         .collect();
-    assert!(radix::fit_interpolation(&exponential).is_none());
+    assert!(radix::fit_interpolation(&exponential, 256).is_none());
     // Arbitrary bit patterns: a range too wide for the arithmetic.
-    assert!(radix::fit_interpolation(&floats(len, 4)).is_none());
+    assert!(radix::fit_interpolation(&floats(len, 4), 256).is_none());
     // Integers: never.
-    assert!(radix::fit_interpolation(&[3u64, 1, 2]).is_none());
+    assert!(radix::fit_interpolation(&[3u64, 1, 2], 256).is_none());
 }
 
 #[test]
