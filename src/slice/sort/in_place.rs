@@ -148,6 +148,8 @@ fn pass<K: RadixKey, C: Classifier<K>>(v: &mut [K], classifier: C, tuning: &Tuni
             read: region(d) + filled,
         })));
     }
+    // Any key will do as the carried blocks' initial contents.
+    let filler = v[0];
     let permutation = Permutation {
         keys: SyncPtr::new(v),
         block,
@@ -155,7 +157,7 @@ fn pass<K: RadixKey, C: Classifier<K>>(v: &mut [K], classifier: C, tuning: &Tuni
         overflow: Mutex::new(Vec::new()),
         classifier,
     };
-    par_permute(&permutation, 0, threads, v[0]);
+    par_permute(&permutation, 0, threads, filler);
     let Permutation { overflow, .. } = permutation;
     let overflow = overflow.into_inner().unwrap_or_else(|e| e.into_inner());
 

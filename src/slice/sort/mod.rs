@@ -5,7 +5,7 @@
 //! | call | algorithm |
 //! | --- | --- |
 //! | any, fewer than `Tuning::sequential_below` elements | std's `sort_by` / `sort_unstable_by`: splitting does not pay |
-//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort; [`counting`] when a sample shows few distinct values; [`runs`] when the input is a few ascending or descending runs |
+//! | `par_sort`, `par_sort_unstable` on integers and `char` | [`radix`]: parallel MSD radix sort, in place ([`in_place`]); [`counting`] when a sample shows few distinct values; [`runs`] when the input is a few ascending or descending runs |
 //! | `par_sort`, `par_sort_unstable` on `String`, `&str`, `Vec<u8>`, `&[u8]`, `Box<str>`, `Box<[u8]>` | [`strings`]: MSD radix sort of (character codes, index) keys, then a parallel gather |
 //! | `par_sort_by`, `par_sort_unstable_by` on `f64`/`f32` given `f64::total_cmp`/`f32::total_cmp` itself | [`radix`], on the bits of the total order |
 //! | every other stable call (`_by`, `_by_key`, non-primitive `T`) | [`merge`]: parallel merge sort, std's stable `sort_by` at the leaves |
@@ -27,7 +27,10 @@
 //! Byte strings get a radix sort of their own because comparing two costs a cache miss or two
 //! (the heap bytes), and a comparison sort makes `n log n` comparisons; see [`strings`].
 //!
-//! Scratch buffers come from [`scratch`], which backs large ones with transparent huge pages.
+//! Scratch buffers come from [`scratch`], which backs large ones with transparent huge pages
+//! and keeps the largest for 250 ms after a sort returns it, for the next sort. The radix
+//! sorts of primitive keys need none the size of their input: a first sort in a process would
+//! pay a page fault for every page of it.
 //!
 //! Comparison sorts use a merge sort (stable) or a quicksort (unstable) rather than a
 //! samplesort: with `T: Send` but not `Sync`, no element may be visible to two threads at
