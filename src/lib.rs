@@ -62,7 +62,8 @@
 //! `_by_key` and `_by_cached_key` forms. Primitive keys and byte strings (`String`, `&str`,
 //! `Vec<u8>`, also as the key of `par_sort_by_key`, and `f64::total_cmp`) are radix sorted;
 //! inputs made of a few ordered runs are merged; everything else gets a parallel merge sort or
-//! quicksort. Most sorts use a scratch buffer as large as the slice (see
+//! quicksort. Radix sorts of primitive keys run in place; merge sorts and keyed sorts use a
+//! scratch buffer as large as the slice, released soon after (see
 //! [`ParallelSliceMut`](slice::ParallelSliceMut) for memory and panics).
 //!
 //! ```
@@ -168,7 +169,8 @@
 //!   barrier): the second closure becomes stealable only when the first one calls back into the
 //!   scheduler. Closures that wait for each other belong in a [`scope`].
 //! - Dropping a [`ThreadPool`] waits for its work and joins its threads.
-//! - The sorts allocate a scratch buffer for most inputs; a comparator that is not a total
+//! - The merge and keyed sorts allocate a scratch buffer as large as the slice (rayon's
+//!   unstable sort allocates none); a comparator that is not a total
 //!   order may make them panic, as std's sorts do.
 //! - `spawn_fifo` from inside a pool goes to the pool's queue, not the worker's own.
 //!

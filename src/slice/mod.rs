@@ -157,13 +157,16 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 
 /// Parallel operations on mutable slices (rayon's `ParallelSliceMut`).
 ///
-/// Memory: unlike rayon's sorts, most of these sorts use a scratch buffer as large as the
-/// slice (the quicksort for elements that need dropping works in place; so does the counting
-/// sort for primitive keys with few distinct values). On Linux, buffers of 4 MiB or more are
-/// not freed when the sort returns: the largest of each kind (up to 1 GiB each) is kept for
-/// the next sort, which then pays no page faults, and its pages are handed to the kernel with
-/// `MADV_FREE`, so the kernel takes them back whenever memory runs short. Until it does, they
-/// count in the process's resident size.
+/// Memory: `par_sort` and `par_sort_unstable` of integers and `char`, and `par_sort_by` /
+/// `par_sort_unstable_by` of floats given `f64::total_cmp` or `f32::total_cmp`, are radix
+/// sorts in place: a few KiB per thread, nothing the size of the slice. So are the quicksort
+/// for elements that need dropping and the counting sort for primitive keys with few distinct
+/// values. The other sorts (merge sorts, keyed sorts, byte strings) use a scratch buffer as
+/// large as the slice, as rayon's stable sort does. On Linux, a buffer of 4 MiB or more is kept
+/// for 250 ms after its sort returns (the largest one, up to 1 GiB), so that sorts called back
+/// to back do not fault in fresh memory, and then unmapped by a background thread
+/// (`blitz-par-scratch`): within half a second after any sort, the process's resident size is
+/// back to what it was before. Elsewhere buffers go back to the global allocator at once.
 ///
 /// Comparators and keys: if one panics, the panic reaches the caller once no other thread is
 /// still sorting, and the slice holds a permutation of its elements (each in its latest
