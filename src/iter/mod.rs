@@ -94,6 +94,7 @@ mod range;
 mod reduce;
 mod regroup;
 mod rev;
+pub(crate) mod scan;
 mod sources;
 mod take_skip;
 mod try_ops;
@@ -143,6 +144,7 @@ pub use positions::Positions;
 pub use range::{RangeInclusiveIter, RangeIter};
 pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, InterleaveShortest, StepBy};
 pub use rev::Rev;
+pub use scan::{scan_block_len, Scan, SCAN_BLOCK_BYTES};
 #[allow(deprecated)]
 pub use sources::repeatn;
 pub use sources::{
@@ -1365,6 +1367,74 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn rev(self) -> Rev<Self> {
         Rev::new(self)
+    }
+
+    /// The inclusive prefix scan: `x0`, `x0 ∘ x1`, `x0 ∘ x1 ∘ x2`, ..., computed in parallel,
+    /// as an indexed parallel iterator of the same length (`collect`, `zip`, `enumerate`, ...).
+    ///
+    /// `op` must be associative; it need not be commutative (the order of the items is kept,
+    /// so matrix products or string concatenation give the sequential result). It takes its
+    /// operands by reference, so items are cloned only where the scan must keep one.
+    ///
+    /// The result does not depend on the number of threads, floats included: the input is cut
+    /// into blocks of [`scan_block_len`] items, fixed by the item type, and every output is
+    /// `prefix ∘ (the block's items up to it)`, where `prefix` is the left fold of the earlier
+    /// blocks' totals. For floats this differs from the sequential loop's rounding, but it is
+    /// the same bits on any pool and in every run. Threads scan in a single pass over memory
+    /// (a chained scan with decoupled look-back; see the module `iter::scan`).
+    ///
+    /// Driven into a consumer (`collect`, `for_each`, `sum`, ...), the outputs go straight to
+    /// it; adapters that need a producer (`zip`, `enumerate`, `rev`, ...) get one over the
+    /// outputs, computed into a vector first.
+    ///
+    /// A panic in `op` propagates after the other threads stop, and every item is dropped once.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sums: Vec<u64> = (1..=5u64).into_par_iter().inclusive_scan(|a, b| a + b).collect();
+    /// assert_eq!(sums, [1, 3, 6, 10, 15]);
+    ///
+    /// // Not commutative: the order is kept.
+    /// let words = vec!["a".to_string(), "b".into(), "c".into()];
+    /// let joined: Vec<String> = words.into_par_iter().inclusive_scan(|a, b| a.clone() + b).collect();
+    /// assert_eq!(joined, ["a", "ab", "abc"]);
+    ///
+    /// // An indexed iterator: zip it with its input.
+    /// let v = [3, 1, 4, 1, 5];
+    /// let running_max: Vec<(i32, i32)> =
+    ///     v.par_iter().copied().inclusive_scan(|a, b| *a.max(b)).zip(v.par_iter().copied()).collect();
+    /// assert_eq!(running_max, [(3, 3), (3, 1), (4, 4), (4, 1), (5, 5)]);
+    /// ```
+    fn inclusive_scan<F>(self, op: F) -> Scan<Self, F>
+    where
+        Self::Item: Clone + Sync,
+        F: Fn(&Self::Item, &Self::Item) -> Self::Item + Sync + Send,
+    {
+        Scan::new(self, None, op)
+    }
+
+    /// The exclusive prefix scan: `identity`, `identity ∘ x0`, `identity ∘ x0 ∘ x1`, ...:
+    /// each output combines the items before it, so it has the input's length and leaves out
+    /// the total. `identity` must be an identity of `op` only for the outputs to mean
+    /// "everything before"; the scan itself just puts it in front.
+    ///
+    /// The same rules as [`inclusive_scan`](Self::inclusive_scan): `op` associative, order
+    /// kept, results independent of the number of threads, panics propagated.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// // Sizes in, offsets out: where each part starts in a concatenation.
+    /// let sizes = vec![3usize, 0, 2, 5];
+    /// let offsets: Vec<usize> = sizes.par_iter().copied().exclusive_scan(0, |a, b| a + b).collect();
+    /// assert_eq!(offsets, [0, 3, 3, 5]);
+    /// assert_eq!(sizes.par_iter().copied().exclusive_scan(0, |a, b| a + b).len(), 4);
+    /// ```
+    fn exclusive_scan<F>(self, identity: Self::Item, op: F) -> Scan<Self, F>
+    where
+        Self::Item: Clone + Sync,
+        F: Fn(&Self::Item, &Self::Item) -> Self::Item + Sync + Send,
+    {
+        Scan::new(self, Some(identity), op)
     }
 
     /// The first `n` items.

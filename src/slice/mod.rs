@@ -425,6 +425,50 @@ pub trait ParallelSliceMut<T: Send> {
         let v = self.as_parallel_slice_mut();
         in_pool(|| sort::par_sort_by_key(v, &f, false))
     }
+
+    /// Replaces every element by the combination of it and all elements before it:
+    /// `x0`, `x0 ∘ x1`, `x0 ∘ x1 ∘ x2`, ..., in place and in parallel, in a single pass over
+    /// memory. The rules of
+    /// [`IndexedParallelIterator::inclusive_scan`](crate::iter::IndexedParallelIterator::inclusive_scan)
+    /// hold: `op` associative but not necessarily commutative, results the same on any
+    /// number of threads (floats included), a panic in `op` propagated with the slice left
+    /// holding valid (partly scanned) elements.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v: Vec<u64> = (1..=100_000).collect();
+    /// v.par_inclusive_scan(|a, b| a + b);
+    /// assert_eq!(v[99_999], 100_000 * 100_001 / 2);
+    /// assert_eq!(&v[..4], [1, 3, 6, 10]);
+    /// ```
+    fn par_inclusive_scan<F>(&mut self, op: F)
+    where
+        T: Clone + Sync,
+        F: Fn(&T, &T) -> T + Sync + Send,
+    {
+        crate::iter::scan::scan_slice(self.as_parallel_slice_mut(), None, &op);
+    }
+
+    /// Replaces every element by the combination of `identity` and all elements before it:
+    /// `identity`, `identity ∘ x0`, `identity ∘ x0 ∘ x1`, ..., in place and in parallel, and
+    /// returns the combination of `identity` and all elements (`identity` for an empty
+    /// slice). That is the offsets-for-a-scatter pattern: sizes in, offsets out, total to
+    /// allocate. The rules of [`par_inclusive_scan`](Self::par_inclusive_scan) hold.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut sizes = vec![3usize, 0, 2, 5];
+    /// let total = sizes.par_exclusive_scan(0, |a, b| a + b);
+    /// assert_eq!((sizes, total), (vec![0, 3, 3, 5], 10));
+    /// ```
+    fn par_exclusive_scan<F>(&mut self, identity: T, op: F) -> T
+    where
+        T: Clone + Sync,
+        F: Fn(&T, &T) -> T + Sync + Send,
+    {
+        crate::iter::scan::scan_slice(self.as_parallel_slice_mut(), Some(identity), &op)
+            .expect("an exclusive scan has a total")
+    }
 }
 
 impl<T: Send> ParallelSliceMut<T> for [T] {
