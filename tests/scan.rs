@@ -46,11 +46,17 @@ fn stretch(v: &[u64], len: usize) -> Vec<u64> {
 type Affine = (u64, u64);
 fn compose(f: &Affine, g: &Affine) -> Affine {
     // First f, then g.
-    (f.0.wrapping_mul(g.0), f.1.wrapping_mul(g.0).wrapping_add(g.1))
+    (
+        f.0.wrapping_mul(g.0),
+        f.1.wrapping_mul(g.0).wrapping_add(g.1),
+    )
 }
 
 fn pool(threads: usize) -> blitz_par::ThreadPool {
-    ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+    ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
 }
 
 quickcheck! {
@@ -155,14 +161,20 @@ fn indexed_api_on_a_scan() {
     let zipped: Vec<(u64, usize)> = scan().zip(0..n).collect();
     assert!(zipped.iter().zip(&expect).all(|(z, e)| z.0 == *e));
     let enumerated: Vec<(usize, u64)> = scan().enumerate().collect();
-    assert!(enumerated.iter().enumerate().all(|(i, &(j, x))| i == j && x == expect[i]));
+    assert!(enumerated
+        .iter()
+        .enumerate()
+        .all(|(i, &(j, x))| i == j && x == expect[i]));
     let rev: Vec<u64> = scan().rev().collect();
     assert!(rev.iter().rev().eq(expect.iter()));
     assert_eq!(scan().sum::<u64>(), expect.iter().sum::<u64>());
     assert_eq!(scan().skip(10).take(5).collect::<Vec<_>>(), expect[10..15]);
     // A scan of a scan, and a map after one.
     let twice: Vec<u64> = scan().inclusive_scan(add).map(|x| x % 1000).collect();
-    let expect_twice: Vec<u64> = seq_inclusive(&expect, add).iter().map(|x| x % 1000).collect();
+    let expect_twice: Vec<u64> = seq_inclusive(&expect, add)
+        .iter()
+        .map(|x| x % 1000)
+        .collect();
     assert_eq!(twice, expect_twice);
 }
 
@@ -214,7 +226,8 @@ fn floats_bit_identical_on_any_thread_count() {
     for threads in [1, 2, 3, 16] {
         let pool = pool(threads);
         for _ in 0..3 {
-            let got: Vec<f64> = pool.install(|| v.par_iter().copied().inclusive_scan(add).collect());
+            let got: Vec<f64> =
+                pool.install(|| v.par_iter().copied().inclusive_scan(add).collect());
             assert_eq!(bits(&got), inclusive, "inclusive, {threads} threads");
             let got: Vec<f64> =
                 pool.install(|| v.par_iter().copied().exclusive_scan(0.25, add).collect());
@@ -224,7 +237,11 @@ fn floats_bit_identical_on_any_thread_count() {
             assert_eq!(bits(&in_place), inclusive, "in place, {threads} threads");
             let mut in_place = v.clone();
             pool.install(|| in_place.par_exclusive_scan(0.25, add));
-            assert_eq!(bits(&in_place), exclusive, "in place exclusive, {threads} threads");
+            assert_eq!(
+                bits(&in_place),
+                exclusive,
+                "in place exclusive, {threads} threads"
+            );
         }
     }
 }
@@ -283,7 +300,11 @@ fn panic_propagates_and_drops_every_item_once() {
                 })
             }));
             assert!(result.is_err(), "the panic propagates");
-            assert_eq!(LIVE.load(Ordering::SeqCst), base, "iterator, {threads} threads");
+            assert_eq!(
+                LIVE.load(Ordering::SeqCst),
+                base,
+                "iterator, {threads} threads"
+            );
 
             let mut v = make();
             let result = catch_unwind(AssertUnwindSafe(|| {
@@ -292,7 +313,11 @@ fn panic_propagates_and_drops_every_item_once() {
             assert!(result.is_err(), "the panic propagates");
             assert_eq!(v.len(), n);
             drop(v);
-            assert_eq!(LIVE.load(Ordering::SeqCst), base, "in place, {threads} threads");
+            assert_eq!(
+                LIVE.load(Ordering::SeqCst),
+                base,
+                "in place, {threads} threads"
+            );
 
             // The pool still works.
             let sums: Vec<u64> = pool.install(|| {

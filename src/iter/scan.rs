@@ -399,10 +399,7 @@ where
             shared.participate();
         } else {
             let right = threads / 2;
-            crate::join(
-                || tree(shared, threads - right),
-                || tree(shared, right),
-            );
+            crate::join(|| tree(shared, threads - right), || tree(shared, right));
         }
     }
     crate::scheduler::enter(|| {
