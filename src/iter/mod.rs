@@ -1391,7 +1391,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// ```
     /// use blitz_par::prelude::*;
-    /// let sums: Vec<u64> = (1..=5u64).into_par_iter().inclusive_scan(|a, b| a + b).collect();
+    /// let sums: Vec<u64> = vec![1u64, 2, 3, 4, 5].into_par_iter().inclusive_scan(|a, b| a + b).collect();
     /// assert_eq!(sums, [1, 3, 6, 10, 15]);
     ///
     /// // Not commutative: the order is kept.

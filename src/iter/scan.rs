@@ -435,7 +435,7 @@ where
 ///
 /// ```
 /// use blitz_par::prelude::*;
-/// let sums: Vec<u32> = (1..=4).into_par_iter().inclusive_scan(|a, b| a + b).collect();
+/// let sums: Vec<u32> = [1u32, 2, 3, 4].par_iter().copied().inclusive_scan(|a, b| a + b).collect();
 /// assert_eq!(sums, [1, 3, 6, 10]);
 /// ```
 #[derive(Clone)]
