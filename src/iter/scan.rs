@@ -53,10 +53,10 @@ pub const SCAN_BLOCK_BYTES: usize = 64 * 1024;
 /// ```
 pub const fn scan_block_len<T>() -> usize {
     let size = std::mem::size_of::<T>();
-    let len = if size == 0 {
-        usize::MAX
-    } else {
-        SCAN_BLOCK_BYTES / size
+    // Zero-sized items: one block holds them all.
+    let len = match SCAN_BLOCK_BYTES.checked_div(size) {
+        Some(len) => len,
+        None => usize::MAX,
     };
     if len < 256 {
         256
@@ -233,8 +233,11 @@ struct Shared<'a, T, F, B: Piece<T, F>> {
     /// Set when `op` panicked in some block.
     poisoned: AtomicBool,
     /// Block `k`'s piece before it is claimed, its output after.
-    blocks: Box<[Mutex<Slot<B, <B as Piece<T, F>>::Out>>]>,
+    blocks: Box<[Mutex<PieceSlot<B, T, F>>]>,
 }
+
+/// A block's slot, holding the piece `B` or its output.
+type PieceSlot<B, T, F> = Slot<B, <B as Piece<T, F>>::Out>;
 
 enum Slot<B, O> {
     Waiting(B),
