@@ -6,13 +6,16 @@
 //!   back to back (a loop of calls: the pool's threads are still awake from the last one),
 //!   interleaved with the other peers and each peer alone, and after 2 ms of idle time each
 //!   (the threads asleep: what an occasional call pays);
+//! - a 1,000-item `i64` sum from the main thread against the sequential loop, back to back
+//!   and right after a round trip (the pool's threads just woke the executor);
 //! - a 10M-item `i64` sum: `spawn_future(move || v.par_iter().sum())` against calling the sum
 //!   directly from the main thread (the median of 31 each);
 //! - 1,000 at once: 1,000 trivial closures spawned, then all awaited; futures per second;
 //! - CPU while the executor waits: the CPU time of all the process's threads while a task
 //!   awaits a closure that sleeps 200 ms, against the same 200 ms with nothing running.
 //!
-//! Run: `cargo bench --bench async` (Linux: CPU time comes from `/proc/self/task`).
+//! Run: `cargo bench --bench async` (Linux: CPU time comes from `/proc/self/task`);
+//! `ASYNC_BENCH_PARTS=round_trip,big_sum cargo bench --bench async` runs only those parts.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -165,6 +168,40 @@ fn big_sum(runtime: &Runtime) {
     );
 }
 
+/// A 1,000-item `par_iter().sum()` called from the main thread (outside the pool), against
+/// the sequential loop, in nanoseconds (medians of 2,000 each): back to back, and right after
+/// each `spawn_future` round trip (the pool's threads just ran a task and woke the executor).
+fn small_sum(runtime: &Runtime) {
+    use blitz_par::prelude::*;
+    let v: Vec<i64> = (0..1_000i64).map(|x| x ^ 0x55).collect();
+    let expected: i64 = v.iter().sum();
+    let (mut seq, mut par, mut after) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..2_000 {
+        let start = Instant::now();
+        let sum: i64 = std::hint::black_box(&v).iter().sum();
+        seq.push(start.elapsed().as_secs_f64() * 1e9);
+        assert_eq!(sum, expected);
+        let start = Instant::now();
+        let sum: i64 = std::hint::black_box(&v).par_iter().sum();
+        par.push(start.elapsed().as_secs_f64() * 1e9);
+        assert_eq!(sum, expected);
+        let x = runtime.block_on(blitz_par::spawn_future(move || std::hint::black_box(round)));
+        assert_eq!(x, round);
+        let start = Instant::now();
+        let sum: i64 = std::hint::black_box(&v).par_iter().sum();
+        after.push(start.elapsed().as_secs_f64() * 1e9);
+        assert_eq!(sum, expected);
+    }
+    let s = median(seq);
+    let (p, a) = (median(par), median(after));
+    println!(
+        "1,000-item i64 sum from the main thread, median of 2,000, ns: sequential {s:.0}, \
+         par_iter {p:.0} ({:.2}x), par_iter right after a spawn_future round trip {a:.0} ({:.2}x)",
+        p / s,
+        a / s
+    );
+}
+
 fn in_flight(runtime: &Runtime) {
     const AT_ONCE: usize = 1_000;
     let mut rates = vec![Vec::new(); PEERS.len()];
@@ -226,6 +263,12 @@ fn cpu_while_waiting(runtime: &Runtime) {
     }
 }
 
+/// Whether the part `name` runs: all of them, or those named in `ASYNC_BENCH_PARTS`
+/// (comma-separated: `round_trip`, `small_sum`, `big_sum`, `in_flight`, `cpu`).
+fn part(name: &str) -> bool {
+    std::env::var("ASYNC_BENCH_PARTS").map_or(true, |parts| parts.split(',').any(|p| p == name))
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo bench -- --list` compatibility
@@ -236,19 +279,30 @@ fn main() {
         .unwrap();
     // Start every pool before measuring.
     let _ = round_trips(&runtime, 50, Duration::ZERO);
-    let times = round_trips(&runtime, 1_000, Duration::ZERO);
-    report_round_trips("back to back (1,000 each, interleaved)", &times);
-    let alone: Vec<Vec<f64>> = PEERS
-        .iter()
-        .map(|&peer| {
-            std::thread::sleep(Duration::from_millis(50));
-            round_trips_alone(&runtime, peer)
-        })
-        .collect();
-    report_round_trips("back to back, each peer alone (1,000 each)", &alone);
-    let times = round_trips(&runtime, 300, Duration::from_millis(2));
-    report_round_trips("after 2 ms idle each (300 each, interleaved)", &times);
-    big_sum(&runtime);
-    in_flight(&runtime);
-    cpu_while_waiting(&runtime);
+    if part("round_trip") {
+        let times = round_trips(&runtime, 1_000, Duration::ZERO);
+        report_round_trips("back to back (1,000 each, interleaved)", &times);
+        let alone: Vec<Vec<f64>> = PEERS
+            .iter()
+            .map(|&peer| {
+                std::thread::sleep(Duration::from_millis(50));
+                round_trips_alone(&runtime, peer)
+            })
+            .collect();
+        report_round_trips("back to back, each peer alone (1,000 each)", &alone);
+        let times = round_trips(&runtime, 300, Duration::from_millis(2));
+        report_round_trips("after 2 ms idle each (300 each, interleaved)", &times);
+    }
+    if part("small_sum") {
+        small_sum(&runtime);
+    }
+    if part("big_sum") {
+        big_sum(&runtime);
+    }
+    if part("in_flight") {
+        in_flight(&runtime);
+    }
+    if part("cpu") {
+        cpu_while_waiting(&runtime);
+    }
 }

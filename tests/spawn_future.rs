@@ -2,39 +2,39 @@
 //! runtime and from `futures::executor::block_on`, all results checked; where the work runs;
 //! cancellation by drop and by timeout, with every capture dropped once.
 //!
-//! A lost wake-up would leave an await pending forever. Each stress run therefore happens on
-//! a thread of its own, and the test waits for it with a deadline (minutes, far beyond the
-//! seconds a run takes even in a debug build on a loaded machine): past it, the test fails and
-//! says how many futures had finished, which tells a lost wake-up (work done, task never
-//! woken) from work that never ran.
+//! A lost wake-up would leave an await pending forever. Each run therefore happens under the
+//! project's watchdog (`tests/common/watchdog.rs`): past its limit (minutes, far beyond the
+//! seconds a run takes even in a debug build on a loaded machine), the test fails, and says
+//! how many futures had finished, which tells a lost wake-up (work done, task never woken)
+//! from work that never ran.
+
+#[path = "common/watchdog.rs"]
+mod watchdog;
 
 use blitz_par::prelude::*;
 use std::collections::HashSet;
 use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-const DEADLINE: Duration = Duration::from_secs(300);
+/// The watchdog's limit here: the stress runs take seconds in a debug build, and about a
+/// minute under ThreadSanitizer on a loaded 2-core machine, longer than `LIVENESS` allows.
+const LIMIT: Duration = Duration::from_secs(300);
 
-/// Runs `run` on a thread of its own and waits for it at most `DEADLINE`. `progress` is read
-/// for the failure message.
+/// Runs `run` under the watchdog (`LIMIT`). If it fails (the limit passed, or the run
+/// panicked), first reports how many futures had completed their work (`progress`).
 fn bounded(what: &str, progress: Arc<AtomicUsize>, run: impl FnOnce() + Send + 'static) {
-    let (done, finished) = channel();
-    std::thread::spawn(move || {
-        run();
-        let _ = done.send(());
-    });
-    match finished.recv_timeout(DEADLINE) {
-        Ok(()) => {}
-        Err(RecvTimeoutError::Timeout) => panic!(
-            "{what}: not done after {DEADLINE:?}; {} futures had completed their work",
+    let watched = catch_unwind(AssertUnwindSafe(|| watchdog::within(LIMIT, what, run)));
+    if let Err(payload) = watched {
+        eprintln!(
+            "{what}: {} futures had completed their work",
             progress.load(Ordering::SeqCst)
-        ),
-        // The run panicked (a wrong result): its own message is above.
-        Err(RecvTimeoutError::Disconnected) => panic!("{what}: the run panicked"),
+        );
+        resume_unwind(payload);
     }
 }
 

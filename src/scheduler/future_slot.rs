@@ -127,6 +127,15 @@ pub(crate) enum Cancel {
     Running,
 }
 
+/// What [`FutureSlot::complete`] did.
+#[must_use = "a detached task's result must be disposed of"]
+pub(crate) struct Completed<R> {
+    /// The result, handed back because the awaiter detached.
+    pub(crate) unawaited: Option<Result<R>>,
+    /// Whether a registered waker was woken.
+    pub(crate) woke: bool,
+}
+
 impl<R> FutureSlot<R> {
     pub(crate) fn new() -> FutureSlot<R> {
         FutureSlot {
@@ -163,9 +172,10 @@ impl<R> FutureSlot<R> {
         self.state.load(Ordering::Acquire) & COMPLETE != 0
     }
 
-    /// Job: stores the result, then wakes the awaiter if it registered a waker. Returns the
-    /// result back if the awaiter detached: nobody else will look at it. Called once.
-    pub(crate) fn complete(&self, result: Result<R>) -> Option<Result<R>> {
+    /// Job: stores the result, then wakes the awaiter if it registered a waker. Hands the
+    /// result back if the awaiter detached (nobody else will look at it), and says whether it
+    /// woke a waker. Called once.
+    pub(crate) fn complete(&self, result: Result<R>) -> Completed<R> {
         // SAFETY: until COMPLETE is set the result cell is the job's (field docs), and the
         // job completes once.
         self.result.with_mut(|cell| unsafe { *cell = Some(result) });
@@ -180,12 +190,17 @@ impl<R> FutureSlot<R> {
                 }
             });
         }
-        if prev & DETACHED != 0 {
+        let unawaited = if prev & DETACHED != 0 {
             // SAFETY: the awaiter detached before COMPLETE went in: it never reads the result,
             // which is the job's again.
-            return self.result.with_mut(|cell| unsafe { (*cell).take() });
+            self.result.with_mut(|cell| unsafe { (*cell).take() })
+        } else {
+            None
+        };
+        Completed {
+            unawaited,
+            woke: prev & REGISTERED != 0,
         }
-        None
     }
 
     /// Awaiter: the result if the job completed; else registers `waker`, to be woken once by
@@ -343,7 +358,9 @@ mod tests {
         // SAFETY: as above.
         assert!(unsafe { slot.poll(&waker) }.is_pending());
         assert!(slot.start());
-        assert!(slot.complete(Ok(7)).is_none());
+        let completed = slot.complete(Ok(7));
+        assert!(completed.unawaited.is_none());
+        assert!(completed.woke);
         assert_eq!(wakes(&counter), 1);
         assert!(slot.is_complete());
         // SAFETY: as above.
@@ -360,7 +377,9 @@ mod tests {
     fn complete_before_register_needs_no_wake() {
         let slot = FutureSlot::<u32>::new();
         assert!(slot.start());
-        assert!(slot.complete(Ok(3)).is_none());
+        let completed = slot.complete(Ok(3));
+        assert!(completed.unawaited.is_none());
+        assert!(!completed.woke);
         let (counter, waker) = counting_waker();
         // SAFETY: this test is the one awaiter.
         assert!(matches!(unsafe { slot.poll(&waker) }, Poll::Ready(Ok(3))));
@@ -379,7 +398,7 @@ mod tests {
         drop(first_waker);
         assert_eq!(Arc::strong_count(&first), 1, "the old waker was dropped");
         assert!(slot.start());
-        slot.complete(Ok(1));
+        let _ = slot.complete(Ok(1));
         assert_eq!((wakes(&first), wakes(&second)), (0, 1));
     }
 
@@ -407,7 +426,7 @@ mod tests {
         // SAFETY: as above.
         assert_eq!(unsafe { slot.cancel() }, Cancel::Running);
         assert!(slot.is_cancelled());
-        assert!(slot.complete(Ok(5)).is_none());
+        assert!(slot.complete(Ok(5)).unawaited.is_none());
         assert_eq!(wakes(&counter), 0);
     }
 
@@ -415,7 +434,7 @@ mod tests {
     fn cancel_after_complete_finds_it_complete() {
         let slot = FutureSlot::<u32>::new();
         assert!(slot.start());
-        slot.complete(Ok(5));
+        let _ = slot.complete(Ok(5));
         // SAFETY: this test is the one awaiter.
         assert_eq!(unsafe { slot.cancel() }, Cancel::Complete);
         assert!(!slot.is_cancelled());
@@ -428,11 +447,11 @@ mod tests {
         assert!(slot.start());
         // SAFETY: this test is the one awaiter.
         assert!(unsafe { slot.detach() }.is_none());
-        assert!(matches!(slot.complete(Ok(9)), Some(Ok(9))));
+        assert!(matches!(slot.complete(Ok(9)).unawaited, Some(Ok(9))));
         // Completed first: the awaiter gets it.
         let slot = FutureSlot::<u32>::new();
         assert!(slot.start());
-        assert!(slot.complete(Ok(8)).is_none());
+        assert!(slot.complete(Ok(8)).unawaited.is_none());
         // SAFETY: as above.
         assert!(matches!(unsafe { slot.detach() }, Some(Ok(8))));
     }
@@ -474,7 +493,7 @@ mod loom_models {
         let slot = slot.clone();
         thread::spawn(move || {
             if slot.start() {
-                assert!(slot.complete(Ok(42)).is_none());
+                assert!(slot.complete(Ok(42)).unawaited.is_none());
             }
         })
     }
@@ -546,7 +565,7 @@ mod loom_models {
                         // SAFETY: `start` gave the closure to the job.
                         let f = func.with_mut(|f| unsafe { (*f).take() });
                         assert_eq!(f, Some(7));
-                        slot.complete(Ok(1));
+                        let _ = slot.complete(Ok(1));
                         true
                     } else {
                         false
@@ -585,7 +604,7 @@ mod loom_models {
                 let slot = slot.clone();
                 thread::spawn(move || {
                     assert!(slot.start());
-                    slot.complete(Ok(5)).is_some()
+                    slot.complete(Ok(5)).unawaited.is_some()
                 })
             };
             let (counter, waker) = counting_waker();

@@ -104,6 +104,8 @@ pub(crate) struct IdleState {
     pub(crate) rounds: u32,
     /// JEC value recorded when announcing sleepy.
     jobs_counter: u32,
+    /// `Sleep::outside_wakes` when this thread last looked.
+    outside_seen: u32,
 }
 
 impl IdleState {
@@ -111,6 +113,35 @@ impl IdleState {
         IdleState {
             rounds: 0,
             jobs_counter: 0,
+            outside_seen: 0,
+        }
+    }
+
+    /// Idle state for the searches of a wait in `sleep`'s pool (outside wakes counted from
+    /// now).
+    pub(crate) fn in_pool(sleep: &Sleep) -> IdleState {
+        IdleState {
+            outside_seen: sleep.outside_wakes.load(Ordering::Relaxed),
+            ..IdleState::new()
+        }
+    }
+
+    /// A new search after a job. It keeps `outside_seen`: a task that this thread ran and
+    /// that woke its awaiter counts as an outside wake for its next search.
+    pub(crate) fn restart(&mut self) {
+        self.rounds = 0;
+    }
+
+    /// In the spinning rounds: if a pool thread woke a thread outside the pool since this
+    /// thread last looked, go on to the yielding rounds (README, "Sleep and wake").
+    #[inline]
+    pub(crate) fn check_outside(&mut self, sleep: &Sleep) {
+        if self.rounds < SPIN_ROUNDS {
+            let now = sleep.outside_wakes.load(Ordering::Relaxed);
+            if now != self.outside_seen {
+                self.outside_seen = now;
+                self.rounds = SPIN_ROUNDS;
+            }
         }
     }
 
@@ -147,13 +178,24 @@ fn jec(c: u64) -> u32 {
 /// The pool-wide sleep state.
 pub(crate) struct Sleep {
     counters: CachePadded<AtomicU64>,
+    /// Bumped (Relaxed) each time a pool thread wakes a thread outside the pool that waits
+    /// for it (a `spawn_future` task's awaiter): spinning idle threads then yield instead, so
+    /// that the woken thread finds a core. Only a hint; no ordering rides on it.
+    outside_wakes: AtomicU32,
 }
 
 impl Sleep {
     pub(crate) fn new() -> Sleep {
         Sleep {
             counters: CachePadded(AtomicU64::new(0)),
+            outside_wakes: AtomicU32::new(0),
         }
+    }
+
+    /// A pool thread woke a thread outside the pool (see `outside_wakes`).
+    #[inline]
+    pub(crate) fn outside_woken(&self) {
+        self.outside_wakes.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Workers asleep now (a hint).

@@ -21,7 +21,7 @@ use super::future_slot::{Cancel, FutureSlot};
 use super::job::{JobHeader, JobRef};
 use super::pool::{current_registry, ThreadPool, GLOBAL};
 use super::registry::{Owner, Registry};
-use crate::sync::UnsafeCell;
+use crate::sync::{yield_now, UnsafeCell};
 use std::cell::Cell;
 use std::fmt;
 use std::future::Future;
@@ -347,8 +347,19 @@ where
                 // enters the global pool as a guest, which does not carry the token.
                 None => catch_unwind(AssertUnwindSafe(func)),
             });
-            if let Some(unawaited) = self.slot.complete(result) {
+            let completed = self.slot.complete(result);
+            if let Some(unawaited) = completed.unawaited {
                 dispose_unawaited(&self.registry, unawaited);
+            }
+            if completed.woke {
+                // The awaiter's thread (an executor's, outside the pool) was woken and needs a
+                // core: tell the pool's spinning threads to yield theirs, and yield this one
+                // once unless more tasks wait (README, "Sleep and wake": a loop of round trips
+                // otherwise waited out the spinners, 20 us a call on 2 cores).
+                self.registry.sleep.outside_woken();
+                if self.registry.injector.is_empty() {
+                    yield_now();
+                }
             }
         }
         self.registry.terminate();

@@ -571,7 +571,7 @@ impl<'a> Owner<'a> {
         if worker {
             registry.sleep.start_looking();
         }
-        let mut idle = IdleState::new();
+        let mut idle = IdleState::in_pool(&registry.sleep);
         // Whether we slept since the last job.
         let mut woken = false;
         loop {
@@ -596,7 +596,7 @@ impl<'a> Owner<'a> {
                 if worker {
                     registry.sleep.start_looking();
                 }
-                idle = IdleState::new();
+                idle.restart();
                 continue;
             }
             if drain && latch.probe() {
@@ -608,6 +608,7 @@ impl<'a> Owner<'a> {
                 // back while we were awake): do not compete for a core; get ready to sleep.
                 idle.rounds = ROUNDS_UNTIL_SLEEPY;
             }
+            idle.check_outside(&registry.sleep);
             if idle.rounds < ROUNDS_UNTIL_SLEEPY {
                 self.request_split();
                 idle.pause();
