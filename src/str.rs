@@ -537,11 +537,15 @@ struct CharProducer<'a, K> {
 
 /// What a [`CharProducer`]'s leaves yield.
 trait CharLeaf<'a>: Copy + Send {
-    type Item;
+    type Item: Send;
     fn fold<F: Folder<Self::Item>>(self, text: &'a str, offset: usize, folder: F) -> F;
 }
 
 impl<'a, K: CharLeaf<'a>> UnindexedProducer for CharProducer<'a, K> {
+    fn drive_fixed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        // Deterministic drives gather the items in order, then reduce them in parallel.
+        crate::iter::plumbing::gather_then_fixed(self, consumer)
+    }
     type Item = K::Item;
     fn split(self) -> (Self, Option<Self>) {
         let mid = middle_boundary(self.text);
@@ -734,6 +738,10 @@ struct SplitProducer<'a, 'p, P> {
 }
 
 impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
+    fn drive_fixed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        // Deterministic drives gather the items in order, then reduce them in parallel.
+        crate::iter::plumbing::gather_then_fixed(self, consumer)
+    }
     type Item = &'a str;
 
     fn split(self) -> (Self, Option<Self>) {

@@ -1,7 +1,9 @@
 //! `parallel_for` and `parallel_for_chunks`: Blitz's loops over index ranges, on the same
 //! splitting driver as the iterators.
 
-use crate::iter::plumbing::{bridge_producer_consumer, Consumer, Folder, Producer, Reducer};
+use crate::iter::plumbing::{
+    bridge_producer_consumer, Consumer, Folder, Grouping, Producer, Reducer,
+};
 use std::ops::Range;
 
 /// Calls `body(i)` for every `i` in `range`, in parallel.
@@ -102,6 +104,8 @@ struct ChunkConsumer<'f, F> {
 }
 
 impl<'f, F: Fn(Range<usize>) + Sync> Consumer<Range<usize>> for ChunkConsumer<'f, F> {
+    /// No result to group.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = Self;
     type Reducer = UnitReducer;
     type Result = ();

@@ -774,6 +774,8 @@ where
 struct ExactSumConsumer;
 
 impl<T: ExactSummand> Consumer<T> for ExactSumConsumer {
+    /// Exact: the same whatever the grouping.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = ExactSumFolder;
     type Reducer = ExactSumConsumer;
     type Result = Box<ExactSum>;

@@ -45,6 +45,8 @@ where
     T: Send,
     P: Fn(&T) -> bool + Sync,
 {
+    /// Any match will do; which one depends on timing, not on the grouping.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = AnyFolder<'p, P, T>;
     type Reducer = AnyReducer;
     type Result = Option<T>;
@@ -254,6 +256,8 @@ where
     T: Send,
     P: Fn(&T) -> bool + Sync,
 {
+    /// The first (or last) match, whatever the grouping.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = OrderedFolder<'p, P, T>;
     type Reducer = OrderedReducer;
     type Result = Option<T>;

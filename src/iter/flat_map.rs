@@ -88,6 +88,7 @@ where
         self.base.full()
     }
     const MAY_STOP_EARLY: bool = <C as Consumer<PI::Item>>::MAY_STOP_EARLY;
+    const GROUPING: Grouping = <C as Consumer<PI::Item>>::GROUPING;
     forward_hints!(@order base: C => PI::Item);
     forward_hints!(@len base);
 }

@@ -17,6 +17,8 @@ struct ForEachConsumer<'f, F> {
 }
 
 impl<'f, T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'f, F> {
+    /// No result to group.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = Self;
     type Reducer = NoopReducer;
     type Result = ();

@@ -71,6 +71,7 @@ mod chain;
 mod cloned;
 mod collect;
 mod collections;
+pub mod deterministic;
 mod drain;
 mod enumerate;
 mod exact_sum;
@@ -107,12 +108,14 @@ pub use any_while::{SkipAnyWhile, TakeAnyWhile};
 pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 pub use cloned::{Cloned, Copied};
+pub(crate) use collect::ListVecConsumer;
 pub use collections::{
     BTreeMapIntoIter, BTreeMapIter, BTreeMapIterMut, BTreeSetIntoIter, BTreeSetIter,
     BinaryHeapIntoIter, BinaryHeapIter, HashMapIntoIter, HashMapIter, HashMapIterMut,
     HashSetIntoIter, HashSetIter, LinkedListIntoIter, LinkedListIter, LinkedListIterMut,
     VecDequeIntoIter, VecDequeIter, VecDequeIterMut,
 };
+pub use deterministic::Deterministic;
 pub use drain::{
     BinaryHeapDrain, HashMapDrain, HashSetDrain, ParallelDrainFull, StringDrain, VecDequeDrain,
 };
@@ -651,6 +654,37 @@ pub trait ParallelIterator: Sized + Send {
         S: Send + Sum<Self::Item> + Sum<S>,
     {
         reduce::sum(self)
+    }
+
+    /// The same items, with every reduction of them made reproducible: `sum`, `product`,
+    /// `reduce`, `reduce_with`, `fold` then `reduce`, `min_by`/`max_by` (ties included),
+    /// `min_by_key`/`max_by_key` and the rest give the same bits on any number of threads and
+    /// on every run, floating point included. The drive follows a reduction tree fixed by the
+    /// number of items alone ([`deterministic`](mod@deterministic) describes it); reductions
+    /// started inside its closures are deterministic too.
+    ///
+    /// The tree is over the positions of the first indexed source the drive reaches
+    /// (`v.par_iter().filter(..).deterministic()` groups by positions in `v`); an unindexed
+    /// source (`par_chars`, `par_bridge`, `walk_tree`) first gathers its items in order.
+    /// Inputs of at most [`LEAF_LEN`](deterministic::LEAF_LEN) items are reduced by one
+    /// thread. `ThreadPoolBuilder::deterministic(true)` (or `BLITZ_DETERMINISTIC=1` for the
+    /// global pool) does the same for every reduction in a pool, without editing pipelines.
+    ///
+    /// rayon has no such method.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// // Summed in different orders, these give different floats...
+    /// let v: Vec<f64> = (0..200_000).map(|i| ((i * 7919) % 1000) as f64 * 1e-3 + 1e8).collect();
+    /// // ...but the deterministic sum is the same on every pool.
+    /// let sums: Vec<u64> = [1, 2, 7].iter().map(|&threads| {
+    ///     let pool = blitz_par::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    ///     pool.install(|| v.par_iter().deterministic().sum::<f64>().to_bits())
+    /// }).collect();
+    /// assert!(sums.windows(2).all(|w| w[0] == w[1]));
+    /// ```
+    fn deterministic(self) -> Deterministic<Self> {
+        Deterministic::new(self)
     }
 
     /// The sum of `f64` or `f32` items (or references to them), correctly rounded from the

@@ -6,6 +6,8 @@ use super::plumbing::*;
 pub(super) struct NoopConsumer;
 
 impl<T> Consumer<T> for NoopConsumer {
+    /// No result to group.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = NoopConsumer;
     type Reducer = NoopReducer;
     type Result = ();

@@ -107,6 +107,18 @@ where
 {
     type Item = I::Item;
 
+    /// A deterministic drive takes the items in the iterator's order, on this thread (where
+    /// the leaves would take them in whatever order they come), then reduces them in
+    /// parallel along the fixed tree.
+    fn drive_fixed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        let items: Vec<I::Item> = {
+            let mut iter = self.shared.iter.lock().unwrap_or_else(|e| e.into_inner());
+            iter.by_ref().collect()
+        };
+        self.shared.done.store(true, Ordering::Relaxed);
+        crate::iter::plumbing::drive_vec_fixed(items, consumer)
+    }
+
     fn split(self) -> (Self, Option<Self>) {
         let splits = &self.shared.splits;
         let took = splits

@@ -432,6 +432,8 @@ where
         !C::MAY_STOP_EARLY
     }
     const MAY_STOP_EARLY: bool = C::MAY_STOP_EARLY;
+    // The accumulators themselves depend on the grouping.
+    const GROUPING: Grouping = C::GROUPING.at_least(Grouping::Matters);
     // The accumulators come in the order of the chunks they fold, each from the consumer of
     // its chunk's items: a search behind this one sees them as it would the items.
     forward_hints!(@order base: C => R);

@@ -279,6 +279,7 @@ where
     }
     // Full only when both sides are.
     const MAY_STOP_EARLY: bool = CA::MAY_STOP_EARLY && CB::MAY_STOP_EARLY;
+    const GROUPING: Grouping = CA::GROUPING.at_least(CB::GROUPING);
     fn with_len_hint(self, len: usize) -> Self {
         if OP::EACH_ITEM_TO_BOTH {
             UnzipConsumer::new(

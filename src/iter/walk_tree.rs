@@ -89,6 +89,10 @@ where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync,
 {
+    fn drive_fixed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        // Deterministic drives gather the items in order, then reduce them in parallel.
+        crate::iter::plumbing::gather_then_fixed(self, consumer)
+    }
     type Item = D;
     fn split(self) -> (Self, Option<Self>) {
         let splitter = self.splitter;
@@ -284,6 +288,10 @@ where
     B: Fn(&S) -> I + Sync,
     I: IntoIterator<Item = S>,
 {
+    fn drive_fixed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        // Deterministic drives gather the items in order, then reduce them in parallel.
+        crate::iter::plumbing::gather_then_fixed(self, consumer)
+    }
     type Item = S;
     fn split(mut self) -> (Self, Option<Self>) {
         if self.pending.len() == 1 {

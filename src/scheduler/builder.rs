@@ -422,6 +422,8 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     panic_handler: Option<PanicHandler>,
     /// `None`: decided by the rest of the configuration (`pool_threads_only`'s docs).
     pool_threads_only: Option<bool>,
+    /// `deterministic(..)`; `None`: as `BLITZ_DETERMINISTIC` says.
+    deterministic: Option<bool>,
     spawn_handler: S,
 }
 
@@ -436,6 +438,7 @@ impl Default for ThreadPoolBuilder {
             exit_handler: None,
             panic_handler: None,
             pool_threads_only: None,
+            deterministic: None,
             spawn_handler: DefaultSpawn,
         }
     }
@@ -448,6 +451,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("use_current_thread", &self.use_current_thread)
             .field("stack_size", &self.stack_size)
             .field("pool_threads_only", &self.pool_threads_only)
+            .field("deterministic", &self.deterministic)
             .finish_non_exhaustive()
     }
 }
@@ -791,8 +795,41 @@ impl<S> ThreadPoolBuilder<S> {
             exit_handler: self.exit_handler,
             panic_handler: self.panic_handler,
             pool_threads_only: self.pool_threads_only,
+            deterministic: self.deterministic,
             spawn_handler: CustomSpawn(spawn),
         }
+    }
+
+    /// Makes every reduction in the pool reproducible: `sum`, `product`, `reduce`, `fold`
+    /// then `reduce`, `min_by`, `max_by_key` and the rest then follow the fixed reduction tree
+    /// of [`deterministic`](mod@crate::iter::deterministic) and give the same bits on any
+    /// number of threads and on every run, as if every pipeline in the pool called
+    /// [`deterministic()`](crate::iter::ParallelIterator::deterministic) before its
+    /// reduction. Consumers whose results cannot depend on the grouping (`collect`,
+    /// `for_each`, searches, `exact_sum`) keep splitting freely. Scans are deterministic
+    /// anyway.
+    ///
+    /// Not set, a pool follows `BLITZ_DETERMINISTIC` (`1`, `true`, `on` or `yes` for on; `0`,
+    /// `false`, `off`, `no` or empty for off; anything else is reported on stderr and means
+    /// off), which so makes a whole program reproducible, global pool included, without
+    /// editing it. rayon has no such switch.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<f32> = (1..100_000).map(|i| 1.0 / i as f32).collect();
+    /// let sum_on = |threads| {
+    ///     blitz_par::ThreadPoolBuilder::new()
+    ///         .num_threads(threads)
+    ///         .deterministic(true)
+    ///         .build()
+    ///         .unwrap()
+    ///         .install(|| v.par_iter().sum::<f32>())
+    /// };
+    /// assert_eq!(sum_on(1).to_bits(), sum_on(4).to_bits());
+    /// ```
+    pub fn deterministic(mut self, deterministic: bool) -> Self {
+        self.deterministic = Some(deterministic);
+        self
     }
 
     /// rayon's deprecated scheduling hint (prefer the oldest local job). Accepted and ignored:
@@ -827,6 +864,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             exit_handler,
             panic_handler,
             pool_threads_only,
+            deterministic,
             mut spawn_handler,
         } = self;
         if use_current_thread && has_seat() {
@@ -855,7 +893,11 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             start_handler,
             exit_handler,
             panic_handler,
+            deterministic: deterministic.unwrap_or_else(super::deterministic_from_env),
         };
+        if config.deterministic {
+            super::note_deterministic();
+        }
         Registry::new(config, &mut spawn_handler)
             .map_err(|e| ThreadPoolBuildError::new(ErrorKind::IoError(e.0)))
     }

@@ -23,6 +23,7 @@
 
 mod builder;
 mod deque;
+mod deterministic;
 mod future_slot;
 mod injector;
 mod job;
@@ -45,6 +46,9 @@ mod tests;
 pub mod loom_models;
 
 pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
+pub(crate) use deterministic::{
+    deterministic_from_env, deterministic_pool, may_be_deterministic, note_deterministic,
+};
 pub use join::{join, join_context, FnContext};
 pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};

@@ -130,6 +130,10 @@ struct SplitProducer<'p, S, P> {
 impl<'p, S: SlicePart, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer
     for SplitProducer<'p, S, P>
 {
+    fn drive_fixed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        // Deterministic drives gather the items in order, then reduce them in parallel.
+        crate::iter::plumbing::gather_then_fixed(self, consumer)
+    }
     type Item = S;
     fn split(self) -> (Self, Option<Self>) {
         match separator_near_middle(self.slice.elems(), self.separator, self.inclusive) {
@@ -162,6 +166,10 @@ struct ChunkByProducer<'p, S, P> {
 impl<'p, S: SlicePart, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer
     for ChunkByProducer<'p, S, P>
 {
+    fn drive_fixed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        // Deterministic drives gather the items in order, then reduce them in parallel.
+        crate::iter::plumbing::gather_then_fixed(self, consumer)
+    }
     type Item = S;
     fn split(self) -> (Self, Option<Self>) {
         match group_boundary_near_middle(self.slice.elems(), self.same_group) {

@@ -35,6 +35,8 @@ impl<'c, T: Send> CollectConsumer<'c, T> {
 }
 
 impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
+    /// Every item lands in its place, whatever the grouping.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = CollectResult<'c, T>;
     type Reducer = CollectReducer;
     type Result = CollectResult<'c, T>;

@@ -11,6 +11,7 @@ mod list;
 mod targets;
 
 use self::consumer::CollectConsumer;
+pub(crate) use self::list::ListVecConsumer;
 pub(crate) use self::targets::WhileSomeConsumer;
 use super::*;
 use crate::SyncPtr;

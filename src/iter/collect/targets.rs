@@ -281,6 +281,8 @@ text_piece! {
 struct StringConsumer;
 
 impl<T: StrPiece> Consumer<T> for StringConsumer {
+    /// Collected in order, whatever the grouping.
+    const GROUPING: Grouping = Grouping::Free;
     type Folder = StringFolder;
     type Reducer = ListReducer;
     type Result = LinkedList<Vec<u8>>;

@@ -5,12 +5,18 @@
 //! producers that split at any index, [`bridge_unindexed`] for those that only split "somewhere")
 //! decides where to split and where to fold sequentially; adapters only wrap producers,
 //! consumers and folders and never split on their own. The splitting policy itself is one small
-//! function in `splitter.rs`.
+//! function in `splitter/`. Reductions that must not depend on the thread count follow the
+//! fixed tree of `fixed_tree.rs` instead, when their consumer's [`Grouping`], the pool or an
+//! enclosing deterministic drive asks for it.
 //!
 //! The names and meanings follow rayon's `iter::plumbing`, so that code written against rayon's
 //! plumbing ports by changing the import.
 
+mod fixed_tree;
 mod splitter;
+pub(crate) use fixed_tree::{
+    drive_fixed, drive_vec_fixed, gather_then_fixed, wants_fixed_tree, Requested,
+};
 pub(crate) use splitter::{eager_depth, join_halves, MIN_SPLIT_TICKS};
 
 use crate::iter::IndexedParallelIterator;
@@ -176,6 +182,12 @@ pub trait Consumer<Item>: Send + Sized {
     /// [`folder_continues`]: Consumer::folder_continues
     const MAY_STOP_EARLY: bool = false;
 
+    /// Whether this consumer's result depends on how the driver groups its items into leaves
+    /// and joins, and so whether a deterministic drive must follow the fixed tree for it
+    /// (see [`Grouping`]). The default, [`Grouping::Matters`], is always correct. A blitz-par
+    /// extension; adapters forward their base's (`fold` makes it at least `Matters`).
+    const GROUPING: Grouping = Grouping::Matters;
+
     /// Tells the consumer that it is about to be given exactly `len` items, indexed
     /// `0..len` by `split_at`. The indexed driver ([`bridge_producer_consumer`]) calls it once,
     /// before any split. Consumers that place their items on a scale of their own use it:
@@ -190,9 +202,50 @@ pub trait Consumer<Item>: Send + Sized {
     }
 }
 
+/// How a consumer's result depends on the grouping of its items into leaves and joins, which
+/// the splitting driver chooses at run time (by the thread count, by steals): the driver reads
+/// [`Consumer::GROUPING`] to decide whether a deterministic drive (a pool built with
+/// `ThreadPoolBuilder::deterministic`, `BLITZ_DETERMINISTIC=1`, or
+/// [`deterministic()`](crate::iter::ParallelIterator::deterministic)) must follow the fixed
+/// reduction tree of [`crate::iter::deterministic`].
+///
+/// ```
+/// use blitz_par::iter::plumbing::{Consumer, Grouping};
+/// // A sum of floats changes with the grouping; consumers say so by default.
+/// fn grouping<C: Consumer<f64>>(_: &C) -> Grouping { C::GROUPING }
+/// assert_eq!(Grouping::Free.at_least(Grouping::Matters), Grouping::Matters);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Grouping {
+    /// The result is the same whatever the grouping: collecting in order, `for_each`,
+    /// searches, exact sums. A deterministic pool lets the driver split these as it likes.
+    Free,
+    /// The result may change with the grouping (floating-point sums, `reduce`, `fold`): the
+    /// driver follows the fixed tree in a deterministic pool or drive.
+    Matters,
+    /// Always follow the fixed tree: the consumer of `deterministic()`.
+    Fixed,
+}
+
+impl Grouping {
+    /// The stricter of the two (`Free < Matters < Fixed`).
+    ///
+    /// ```
+    /// use blitz_par::iter::plumbing::Grouping;
+    /// assert_eq!(Grouping::Fixed.at_least(Grouping::Matters), Grouping::Fixed);
+    /// ```
+    pub const fn at_least(self, other: Grouping) -> Grouping {
+        if (self as u8) < (other as u8) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// Implements [`Consumer`]'s blitz-par hints (`folder_continues`, `folds_from_back`,
-/// `searches_in_order`, the constants that say whether the first two may be true, and
-/// `MAY_STOP_EARLY`) by asking the adapter's field `$base`, a `$c: Consumer<$item>`:
+/// `searches_in_order`, the constants that say whether the first two may be true,
+/// `MAY_STOP_EARLY` and `GROUPING`) by asking the adapter's field `$base`, a `$c: Consumer<$item>`:
 /// `forward_hints!(base: C => R)`. `forward_hints!(base: C => R, len)` also forwards
 /// `with_len_hint`, for adapters whose `split_at(i)` splits the base at `i`;
 /// `forward_hints!(base: C => R, len, stops_early)` also says that the adapter may end the
@@ -218,6 +271,8 @@ macro_rules! forward_hints {
     (@others $base:ident: $c:ty => $item:ty) => {
         const FOLDER_MAY_CONTINUE: bool =
             <$c as $crate::iter::plumbing::Consumer<$item>>::FOLDER_MAY_CONTINUE;
+        const GROUPING: $crate::iter::plumbing::Grouping =
+            <$c as $crate::iter::plumbing::Consumer<$item>>::GROUPING;
         #[inline]
         fn folder_continues(&self) -> bool {
             self.$base.folder_continues()
@@ -363,6 +418,19 @@ pub trait UnindexedProducer: Send + Sized {
     fn fold_with<F>(self, folder: F) -> F
     where
         F: Folder<Self::Item>;
+
+    /// Drives the items into `consumer` along the fixed reduction tree of a deterministic
+    /// drive (see [`crate::iter::deterministic`]). The default folds them all in one leaf, on
+    /// this thread: deterministic for any producer whose items come in a fixed order. The
+    /// crate's producers override it to gather their items in parallel first, then reduce
+    /// them in parallel along the tree. A blitz-par extension.
+    #[doc(hidden)]
+    fn drive_fixed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        fixed_tree::fold_one_leaf(self, consumer)
+    }
 }
 
 /// Drives an indexed parallel iterator into a consumer through the splitting driver: how an
@@ -420,7 +488,11 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    // The driver enters the scheduler itself, once the loop proves long (splitter.rs); where
+    if wants_fixed_tree::<C, P::Item>() {
+        // Decided here, from this thread's requests; run where the adaptive drive would.
+        return crate::scheduler::in_pool(move || drive_fixed(len, producer, consumer));
+    }
+    // The driver enters the scheduler itself, once the loop proves long (splitter/); where
     // the global pool keeps outside callers' work on its workers, it runs there whole.
     crate::scheduler::in_pool(move || {
         let pacer = splitter::Pacer::new(producer.min_len(), producer.max_len());
@@ -441,6 +513,9 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
+    if wants_fixed_tree::<C, P::Item>() {
+        return producer.drive_fixed(consumer);
+    }
     drive_unindexed_root(producer, consumer, None)
 }
 
@@ -452,6 +527,9 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
+    if wants_fixed_tree::<C, P::Item>() {
+        return producer.drive_fixed(consumer);
+    }
     drive_unindexed_root(producer, consumer, Some(0))
 }
 

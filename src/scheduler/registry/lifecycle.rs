@@ -60,6 +60,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) use_current_thread: bool,
     pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     pub(crate) stack_size: Option<usize>,
+    /// Every reduction in the pool follows the fixed tree (`ThreadPoolBuilder::deterministic`).
+    pub(crate) deterministic: bool,
     pub(crate) start_handler: Option<ThreadHandler>,
     pub(crate) exit_handler: Option<ThreadHandler>,
     pub(crate) panic_handler: Option<PanicHandler>,
@@ -134,6 +136,7 @@ impl Registry {
                 start_handler: config.start_handler.take(),
                 exit_handler: config.exit_handler.take(),
                 panic_handler: config.panic_handler.take(),
+                deterministic: config.deterministic,
             }
         });
         // If naming or spawning a worker fails or panics, the workers already handed out are

@@ -90,6 +90,8 @@ pub(crate) struct Registry {
     start_handler: Option<ThreadHandler>,
     exit_handler: Option<ThreadHandler>,
     panic_handler: Option<PanicHandler>,
+    /// Every reduction in the pool follows the fixed tree (`ThreadPoolBuilder::deterministic`).
+    pub(crate) deterministic: bool,
 }
 
 impl Registry {
