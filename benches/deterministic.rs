@@ -6,7 +6,6 @@
 //!
 //! Set `RUSTFLAGS="-C llvm-args=-align-loops=64"` to compare builds (see benches/iter.rs).
 
-use blitz_par::prelude::*;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 
 /// Floats whose sum depends on the order of the additions.
@@ -37,24 +36,36 @@ fn sum_f64(c: &mut Criterion) {
             use rayon::prelude::*;
             b.iter(|| black_box(v).par_iter().sum::<f64>())
         });
-        group.bench_with_input(BenchmarkId::new("blitz", n), &v, |b, v| {
-            b.iter(|| black_box(v).par_iter().sum::<f64>())
-        });
-        group.bench_with_input(BenchmarkId::new("blitz_deterministic", n), &v, |b, v| {
-            b.iter(|| black_box(v).par_iter().deterministic().sum::<f64>())
-        });
-        group.bench_with_input(BenchmarkId::new("blitz_pool_switch", n), &v, |b, v| {
-            b.iter(|| fixed_pool.install(|| black_box(v).par_iter().sum::<f64>()))
-        });
-        group.bench_with_input(BenchmarkId::new("blitz_exact_sum", n), &v, |b, v| {
-            b.iter(|| black_box(v).par_iter().exact_sum())
-        });
+        blitz(&mut group, n, &v, &fixed_pool);
         group.finish();
     }
 }
 
+/// blitz-par's entries of the `sum_f64` group (its prelude kept apart from rayon's).
+fn blitz(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    n: usize,
+    v: &[f64],
+    fixed_pool: &blitz_par::ThreadPool,
+) {
+    use blitz_par::prelude::*;
+    group.bench_with_input(BenchmarkId::new("blitz", n), v, |b, v| {
+        b.iter(|| black_box(v).par_iter().sum::<f64>())
+    });
+    group.bench_with_input(BenchmarkId::new("blitz_deterministic", n), v, |b, v| {
+        b.iter(|| black_box(v).par_iter().deterministic().sum::<f64>())
+    });
+    group.bench_with_input(BenchmarkId::new("blitz_pool_switch", n), v, |b, v| {
+        b.iter(|| fixed_pool.install(|| black_box(v).par_iter().sum::<f64>()))
+    });
+    group.bench_with_input(BenchmarkId::new("blitz_exact_sum", n), v, |b, v| {
+        b.iter(|| black_box(v).par_iter().exact_sum())
+    });
+}
+
 /// `fold` then `reduce` of a heavier body: the fixed leaves against the adaptive driver's.
 fn fold_reduce(c: &mut Criterion) {
+    use blitz_par::prelude::*;
     let v = data(1_000_000);
     let mut group = c.benchmark_group("fold_reduce_1M");
     let body = |a: f64, x: &f64| a + (x * 1.5).sqrt();

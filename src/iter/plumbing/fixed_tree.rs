@@ -114,20 +114,21 @@ where
     // The request is answered by this drive; work this thread runs while it waits for a
     // thief (unrelated jobs) must not see it.
     let _answered = SetFor::new(&REQUESTED, 0);
+    // As the adaptive driver: the consumer learns the length once, before any split.
+    let consumer = consumer.with_len_hint(len);
     let leaves = leaf_count(len);
     if leaves <= 1 {
         return fold_leaf(producer, consumer);
     }
     let share = AtomicBool::new(false);
-    crate::scheduler::enter(|| node(0, leaves, len, producer, consumer, &share, true))
+    crate::scheduler::enter(|| node(0, leaves, producer, consumer, &share, true))
 }
 
-/// The subtree of leaves `lo..hi`, holding `len` items. `first`: whether this thread starts
+/// The subtree of leaves `lo..hi` (the producer's items). `first`: whether this thread starts
 /// here (the drive's root, or a stolen half), so that its first leaf is timed.
 fn node<P, C>(
     lo: usize,
     hi: usize,
-    len: usize,
     producer: P,
     consumer: C,
     share: &AtomicBool,
@@ -160,14 +161,14 @@ where
     let (left_p, right_p) = producer.split_at(split);
     let (left_c, right_c, reducer) = consumer.split_at(split);
     let (left, right) = crate::join_context(
-        |_| node(lo, mid, split, left_p, left_c, share, first),
+        |_| node(lo, mid, left_p, left_c, share, first),
         |ctx| {
             if ctx.migrated() {
                 // A stolen half: the drive runs in parallel now.
                 let _answered = SetFor::new(&REQUESTED, 0);
-                node(mid, hi, len - split, right_p, right_c, share, true)
+                node(mid, hi, right_p, right_c, share, true)
             } else {
-                node(mid, hi, len - split, right_p, right_c, share, false)
+                node(mid, hi, right_p, right_c, share, false)
             }
         },
     );
