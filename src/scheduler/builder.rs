@@ -965,10 +965,16 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
 pub(crate) fn default_global_registry() -> Arc<Registry> {
     let (num_threads, chosen) = default_num_threads();
     let pool_threads_only = chosen && num_threads == 1;
+    // `BLITZ_DETERMINISTIC` decides for the global pool as for every unconfigured one.
+    let deterministic = super::deterministic_from_env();
+    if deterministic {
+        super::note_deterministic();
+    }
     Registry::start_lenient(
         RegistryConfig {
             num_threads: num_threads.clamp(1, MAX_NUM_THREADS),
             guest_seats: if pool_threads_only { 0 } else { GUEST_SEATS },
+            deterministic,
             ..RegistryConfig::default()
         },
         "global thread pool",
