@@ -88,8 +88,9 @@ pub const fn tree_split(lo: usize, hi: usize) -> usize {
 /// use blitz_par::iter::deterministic::subtrees;
 /// // Leaves 3..11 of a tree over 13: leaf 3, leaves 4..8, 8..10, leaf 10.
 /// assert_eq!(subtrees(3..11, 13).collect::<Vec<_>>(), [3..4, 4..8, 8..10, 10..11]);
-/// // The right edge: leaves 12..13 form the node 12..16 cut at 13.
-/// assert_eq!(subtrees(8..13, 13).collect::<Vec<_>>(), [8..12, 12..13]);
+/// // The right edge: nodes there are cut at `total`; leaves 8..13 are the root's right child.
+/// assert_eq!(subtrees(8..13, 13).collect::<Vec<_>>(), [8..13]);
+/// assert_eq!(subtrees(9..13, 13).collect::<Vec<_>>(), [9..10, 10..12, 12..13]);
 /// ```
 pub fn subtrees(leaves: Range<usize>, total: usize) -> impl Iterator<Item = Range<usize>> {
     assert!(
