@@ -1,5 +1,5 @@
 //! Reproducible reductions: the fixed reduction tree, and [`Deterministic`], the iterator of
-//! [`ParallelIterator::deterministic`](crate::iter::ParallelIterator::deterministic).
+//! [`ParallelIterator::deterministic`].
 //!
 //! A deterministic drive of `n` items cuts them into leaves of [`LEAF_LEN`] items (leaf `k`
 //! holds items `k * LEAF_LEN .. min((k + 1) * LEAF_LEN, n)`); a leaf is folded sequentially,
