@@ -168,8 +168,6 @@ fn check_f64(terms: &[f64], got: f64) -> Result<(), String> {
         return Err(format!("{got} has the wrong sign"));
     }
     // The distance to `got`, and to each neighbour of `got` (towards and away from zero).
-    let distance = |x: f64| e.add(&Big::of(x).neg());
-    let here = distance(got);
     let bits = got.to_bits();
     let mut neighbours = vec![f64::from_bits(bits.wrapping_add(1))];
     if bits & !(1 << 63) != 0 {
@@ -179,16 +177,11 @@ fn check_f64(terms: &[f64], got: f64) -> Result<(), String> {
         neighbours.push(f64::from_bits(1));
         neighbours.push(-f64::from_bits(1));
     }
-    for n in neighbours.into_iter().filter(|n| n.is_finite()) {
-        match distance(n).abs_cmp(&here) {
-            Ordering::Less => return Err(format!("{n:e} is nearer than {got:e}")),
-            Ordering::Equal if n.to_bits() & 1 == 0 && got.to_bits() & 1 == 1 => {
-                return Err(format!("a tie went to odd {got:e}, not {n:e}"))
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    nearest(
+        &e,
+        (got, bits & 1 == 1),
+        neighbours.into_iter().map(|n| (n, n.to_bits() & 1 == 1)),
+    )
 }
 
 /// As [`check_f64`], for an `f32` result of `f32` terms: one rounding of the exact sum.
@@ -216,8 +209,6 @@ fn check_f32(terms: &[f32], got: f32) -> Result<(), String> {
             .then_some(())
             .ok_or(format!("{got:e} for zero"));
     }
-    let distance = |x: f32| e.add(&Big::of(f64::from(x)).neg());
-    let here = distance(got);
     let bits = got.to_bits();
     let mut neighbours = vec![f32::from_bits(bits.wrapping_add(1))];
     if bits & !(1 << 31) != 0 {
@@ -227,10 +218,23 @@ fn check_f32(terms: &[f32], got: f32) -> Result<(), String> {
         neighbours.push(f32::from_bits(1));
         neighbours.push(-f32::from_bits(1));
     }
-    for n in neighbours.into_iter().filter(|n| n.is_finite()) {
+    let widen = |n: f32| (f64::from(n), n.to_bits() & 1 == 1);
+    nearest(&e, widen(got), neighbours.into_iter().map(widen))
+}
+
+/// Checks that `got` is nearest to `e` of itself and its `neighbours`, a tie going to the even
+/// one; each float comes with whether its last significand bit is odd (in its own format).
+fn nearest(
+    e: &Big,
+    (got, got_odd): (f64, bool),
+    neighbours: impl Iterator<Item = (f64, bool)>,
+) -> Result<(), String> {
+    let distance = |x: f64| e.add(&Big::of(x).neg());
+    let here = distance(got);
+    for (n, odd) in neighbours.filter(|(n, _)| n.is_finite()) {
         match distance(n).abs_cmp(&here) {
             Ordering::Less => return Err(format!("{n:e} is nearer than {got:e}")),
-            Ordering::Equal if n.to_bits() & 1 == 0 && got.to_bits() & 1 == 1 => {
+            Ordering::Equal if !odd && got_odd => {
                 return Err(format!("a tie went to odd {got:e}, not {n:e}"))
             }
             _ => {}

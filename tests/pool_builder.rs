@@ -3,6 +3,8 @@
 //! scopes whose closure is not `Send`, and the environment variables that size the global
 //! pool.
 
+mod support;
+
 use blitz_par::{ThreadBuilder, ThreadPoolBuilder};
 use std::cell::Cell;
 use std::error::Error;
@@ -585,29 +587,13 @@ fn in_place_scope_reraises_a_job_panic_after_all_jobs() {
 #[ignore = "run in a child process by environment_variables_size_the_global_pool"]
 fn child_prints_the_global_pool_size() {
     println!("threads={}", blitz_par::current_num_threads());
+    println!("CHILD-DONE");
 }
 
 /// Runs `child_prints_the_global_pool_size` in a new process of this test binary with `vars`
 /// set (and neither variable inherited); returns the pool size it printed and its stderr.
 fn global_pool_size_with(vars: &[(&str, &str)]) -> (usize, String) {
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
-    child
-        .args([
-            "child_prints_the_global_pool_size",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env_remove("BLITZ_NUM_THREADS")
-        .env_remove("RAYON_NUM_THREADS");
-    for (name, value) in vars {
-        child.env(name, value);
-    }
-    let out = child.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "child failed: {stdout}\n{stderr}");
+    let (stdout, stderr) = support::run_child_output("child_prints_the_global_pool_size", vars);
     // libtest prints the test's name on the same line, before the output.
     let threads = stdout
         .split("threads=")

@@ -397,13 +397,16 @@ fn child_start_handler() {
         .start_handler(|_| STARTED.lock().unwrap().push(std::thread::current().id()))
         .build_global()
         .unwrap();
-    exercise_on_pool(|| {
-        STARTED
-            .lock()
-            .unwrap()
-            .contains(&std::thread::current().id())
-    });
+    exercise_on_pool(|| runs_on_one_of(&STARTED));
     println!("CHILD-DONE");
+}
+
+/// Whether the calling thread is one of `threads`.
+fn runs_on_one_of(threads: &Mutex<Vec<ThreadId>>) -> bool {
+    threads
+        .lock()
+        .unwrap()
+        .contains(&std::thread::current().id())
 }
 
 #[test]
@@ -429,12 +432,7 @@ fn child_spawn_handler() {
         })
         .build_global()
         .unwrap();
-    exercise_on_pool(|| {
-        SPAWNED
-            .lock()
-            .unwrap()
-            .contains(&std::thread::current().id())
-    });
+    exercise_on_pool(|| runs_on_one_of(&SPAWNED));
     println!("CHILD-DONE");
 }
 

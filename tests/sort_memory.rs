@@ -8,24 +8,17 @@
 use blitz_par::prelude::*;
 use std::time::{Duration, Instant};
 
+// The sort benches' reader of the resident size (`Rss` of `/proc/self/smaps_rollup`).
+#[path = "../benches/common/memory.rs"]
+mod memory;
+use memory::resident_bytes;
+
 /// What "returns to" allows for: the pool's threads and stacks, allocator metadata.
 const SLACK: u64 = 16 << 20;
 
 /// How long the child waits for the memory to go (the library lets go of it within half a
 /// second; the bound is generous so that a loaded machine does not fail the test).
 const PATIENCE: Duration = Duration::from_secs(20);
-
-/// The process's resident size: `Rss` of `/proc/self/smaps_rollup` (Linux 4.14 on).
-fn resident_bytes() -> u64 {
-    let rollup =
-        std::fs::read_to_string("/proc/self/smaps_rollup").expect("read /proc/self/smaps_rollup");
-    let kb: u64 = rollup
-        .lines()
-        .find_map(|line| line.strip_prefix("Rss:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("an Rss line in smaps_rollup");
-    kb << 10
-}
 
 fn random_u64(len: usize, seed: u64) -> Vec<u64> {
     let mut state = seed | 1;

@@ -1,6 +1,9 @@
 //! Running a test of the same binary in a child process: for tests that configure the global
 //! pool (one per process) or limit the process's resources.
 
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use std::process::Command;
 
 /// Runs the ignored test `name` of this test binary alone in a new process, with neither
@@ -8,6 +11,11 @@ use std::process::Command;
 /// passed. The child must print `CHILD-DONE` at its end, so that a filter that matches no test
 /// cannot pass. Returns what the child wrote to stderr.
 pub fn run_child(name: &str, vars: &[(&str, &str)]) -> String {
+    run_child_output(name, vars).1
+}
+
+/// As [`run_child`], returning what the child wrote to stdout and to stderr.
+pub fn run_child_output(name: &str, vars: &[(&str, &str)]) -> (String, String) {
     let mut child = Command::new(std::env::current_exe().unwrap());
     child
         .args([
@@ -30,5 +38,5 @@ pub fn run_child(name: &str, vars: &[(&str, &str)]) -> String {
         "child {name} with {vars:?} failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    stderr
+    (stdout, stderr)
 }

@@ -600,6 +600,11 @@ mod tests {
         assert_eq!(sorted, expected);
     }
 
+    /// `len` signed keys of 24 bits, about half of them negative.
+    fn signed_around_zero(len: usize, next: &mut impl FnMut() -> u64) -> Vec<i64> {
+        (0..len).map(|_| (next() as i64) >> 40).collect()
+    }
+
     fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         let mut state = seed | 1;
         move || {
@@ -652,12 +657,7 @@ mod tests {
         // under Miri: the sample sees every key of those, which changes nothing here).
         let len = if cfg!(miri) { 400 } else { len };
         let mut next = xorshift(5);
-        check(
-            (0..len)
-                .map(|_| (next() as i64) >> 40)
-                .collect::<Vec<i64>>(),
-            &tuning,
-        );
+        check(signed_around_zero(len, &mut next), &tuning);
         check(
             (0..len)
                 .map(|_| (1 << 40) + (next() >> 44))
@@ -686,12 +686,7 @@ mod tests {
             &tuning,
         );
         // Signed keys around zero, narrow ranges, small types.
-        check(
-            (0..len)
-                .map(|_| (next() as i64) >> 40)
-                .collect::<Vec<i64>>(),
-            &tuning,
-        );
+        check(signed_around_zero(len, &mut next), &tuning);
         check(
             (0..len).map(|_| next() as u16).collect::<Vec<u16>>(),
             &tuning,
