@@ -46,6 +46,7 @@ where
 }
 
 /// Calls `body(sub_range)` for disjoint sub-ranges that together cover `range`, in parallel.
+///
 /// The sub-ranges are the leaves the splitting driver chooses (grain size is automatic), in no
 /// particular order; use it when per-leaf setup is worth amortising over many indices.
 ///

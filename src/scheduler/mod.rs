@@ -102,7 +102,9 @@ pub fn max_num_threads() -> usize {
 }
 
 /// Whether the calling worker thread has jobs waiting in its own deque (`None` when it is
-/// not a worker of any pool). Racy by nature: a thief may take them at any moment.
+/// not a worker of any pool).
+///
+/// Racy by nature: a thief may take them at any moment.
 ///
 /// ```
 /// assert_eq!(blitz_par::current_thread_has_pending_tasks(), None);

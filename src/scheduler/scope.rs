@@ -359,7 +359,9 @@ where
 }
 
 /// Like [`scope`], with `op` always running on the calling thread, so that neither `op` nor
-/// its result need be `Send` (as in rayon). The scope belongs to the calling thread's pool
+/// its result need be `Send` (as in rayon).
+///
+/// The scope belongs to the calling thread's pool
 /// (the global pool outside any pool). Outside every pool the calling thread takes part in
 /// the global pool for the duration of the call, as with `scope`; if the global pool's 64
 /// guest places are all taken, its jobs go to the pool's workers and the calling thread

@@ -11,7 +11,9 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// Spawns a `'static` job on the current pool (the global pool outside any pool) and returns at
-/// once. A panic in the job goes to the pool's panic handler, or aborts the process when there
+/// once.
+///
+/// A panic in the job goes to the pool's panic handler, or aborts the process when there
 /// is none (the global pool has none unless built with one).
 ///
 /// ```
@@ -66,8 +68,10 @@ where
 }
 
 /// Runs `op` once on every thread of the current pool (the global pool outside any pool),
-/// without waiting: each call is a spawned job for one thread, as with [`spawn`] (a panic
-/// goes to the pool's panic handler, or aborts when there is none).
+/// without waiting.
+///
+/// Each call is a spawned job for one thread, as with [`spawn`]: a panic goes to the pool's
+/// panic handler, or aborts when there is none.
 ///
 /// ```
 /// use std::sync::mpsc::channel;
