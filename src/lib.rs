@@ -196,6 +196,8 @@
 
 pub(crate) mod sync;
 
+pub(crate) mod tuning;
+
 mod scheduler;
 
 pub mod slice;

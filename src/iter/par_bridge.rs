@@ -11,10 +11,10 @@
 //! goes on draining), and a thread that holds a bridge's lock only tries another's: waiting
 //! for a lock whose holder waits, in its `next`, for this thread would never end.
 
-use super::plumbing::MIN_SPLIT_TICKS;
 use super::plumbing::*;
 use super::*;
-use crate::sync::ticks;
+use crate::sync::{ns_in, ticks};
+use crate::tuning::{BATCH_FAST_NS, BATCH_SLOW_NS, MAX_BATCH, MIN_SPLIT_NS};
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
@@ -148,8 +148,8 @@ where
             return folder;
         };
         // Items are taken under the lock in batches, consumed outside it. A batch doubles
-        // while consuming one takes under BATCH_FAST_TICKS and halves when it takes more than
-        // BATCH_SLOW_TICKS, so cheap items cost one lock per many, while expensive ones are
+        // while consuming one takes under BATCH_FAST_NS and halves when it takes more than
+        // BATCH_SLOW_NS, so cheap items cost one lock per many, while expensive ones are
         // still handed out about one at a time (a thread never sits on much work others could
         // do).
         let mut batch: Vec<I::Item> = Vec::new();
@@ -192,8 +192,8 @@ where
                     break;
                 }
             }
-            let spent = ticks().wrapping_sub(start);
-            if spent >= MIN_SPLIT_TICKS {
+            let spent = ns_in(ticks().wrapping_sub(start));
+            if spent >= MIN_SPLIT_NS {
                 // This leaf drains the shared iterator while its sibling leaves wait as join
                 // frames, which only a poll would promote, and this loop polls nothing: with
                 // items worth a split each, let idle and sleeping threads take those leaves.
@@ -201,9 +201,9 @@ where
                 // (rayon 4.2).
                 crate::scheduler::share_waking();
             }
-            if spent < BATCH_FAST_TICKS {
+            if spent < BATCH_FAST_NS {
                 size = (size * 2).min(MAX_BATCH);
-            } else if spent > BATCH_SLOW_TICKS {
+            } else if spent > BATCH_SLOW_NS {
                 size = (size / 2).max(1);
             }
             if ended {
@@ -282,13 +282,6 @@ fn lock_bridge<I>(iter: &Mutex<I>) -> Option<Option<MutexGuard<'_, I>>> {
         Err(TryLockError::Poisoned(_)) => None,
     }
 }
-
-/// A batch that took less than this (about 2 us) doubles: the lock is then a real part of it.
-const BATCH_FAST_TICKS: u64 = 5_000;
-/// A batch that took more than this (about 40 us) halves.
-const BATCH_SLOW_TICKS: u64 = 100_000;
-/// The largest batch: items taken ahead are not available to other threads.
-const MAX_BATCH: usize = 256;
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,7 @@
 
 use super::latch::CoreLatch;
 use crate::sync::{fence, futex, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering};
+use crate::tuning::{SPIN_PAUSES, SPIN_ROUNDS, YIELD_ROUNDS};
 
 const AWAKE: u32 = 0;
 const BLOCKED: u32 = 1;
@@ -88,14 +89,9 @@ impl SleepWord {
     }
 }
 
-/// Spin rounds before yielding. A round is one search for work (pop, steal from every seat,
-/// injector) plus `SPIN_PAUSES` pause instructions: together about 0.2 to 1 us on the 2-core
-/// development machine, so spinning lasts roughly 5 to 30 us.
-pub(crate) const SPIN_ROUNDS: u32 = 32;
-const SPIN_PAUSES: u32 = 32;
-/// The round at which a worker announces it is sleepy; the rounds between spinning and this
-/// one yield (a `sched_yield` each, about 1 us when nothing else is runnable).
-pub(crate) const ROUNDS_UNTIL_SLEEPY: u32 = SPIN_ROUNDS + 32;
+/// The round at which a worker announces it is sleepy: it spins for `SPIN_ROUNDS` rounds, then
+/// yields for `YIELD_ROUNDS` (`crate::tuning`).
+pub(crate) const ROUNDS_UNTIL_SLEEPY: u32 = SPIN_ROUNDS + YIELD_ROUNDS;
 /// The round at which it goes to sleep.
 pub(crate) const ROUNDS_UNTIL_SLEEPING: u32 = ROUNDS_UNTIL_SLEEPY + 1;
 

@@ -10,8 +10,8 @@
 //! So the driver *watches* the first chunk of a short loop instead ([`watch`]): it publishes
 //! the rest of the loop in its thread's watch slot (a pointer, a registry and a clock
 //! reading: three plain stores), runs the chunk, and takes the slot back with one swap. A
-//! background thread, the watchman, looks at the slots every [`PATROL`] while loops are
-//! being watched. A slot watched for more than [`RESCUE_TICKS`] (about 50 us) has its rest
+//! background thread, the watchman, looks at the slots every [`PATROL_NS`] while loops are
+//! being watched. A slot watched for more than [`RESCUE_NS`] (about 50 us) has its rest
 //! taken (a CAS on the slot's pointer) and injected into the pool with the time the chunk
 //! has run so far, which tells the loop that picks it up that its items are heavy: it splits
 //! them down to single items and wakes sleepers for them at once (`share_waking`). The
@@ -24,12 +24,12 @@
 //!
 //! An unindexed drive watches its whole first half, not one chunk: there the leaves of the
 //! first half [`touch`] the watch as they end, and the rest is handed out only once the thread
-//! has gone [`RESCUE_TICKS`] without finishing one.
+//! has gone [`RESCUE_NS`] without finishing one.
 //!
 //! Costs: the watchman sleeps for good (no timer) after [`PATROL_ROUNDS`] rounds that see no
 //! new watch, and the next watch wakes it (one `unpark`, a futex wake); while loops keep
-//! being watched it wakes every [`PATROL`], about 2,000 short wake-ups a second, and every
-//! [`RESCUE_AFTER`] for a while after a rescue. A loop whose first chunk is short pays the
+//! being watched it wakes every [`PATROL_NS`], about 2,000 short wake-ups a second, and every
+//! [`RESCUE_AFTER_NS`] for a while after a rescue. A loop whose first chunk is short pays the
 //! three stores and the swap, and the first chunk's call out of the chunk loop: about 14 ns
 //! (a sum of 8 or 32 items on the 2-core VM, best of 101 rounds of 200 calls: 54 against 40
 //! ns; the sequential loop takes 2 to 3 ns). Longer loops pay one load ([`may_watch`]).
@@ -53,7 +53,11 @@ use super::latch::CountLatch;
 use super::pool::{global_registry, GLOBAL};
 use super::registry::{Owner, Registry};
 use super::watch_slot::{Handoff, Taken};
-use crate::sync::{ticks, ticks_for, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use crate::sync::{ns_in, ticks, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use crate::tuning::{
+    HURRY_ROUNDS, PATROL_NS, PATROL_ROUNDS, RESCUE_AFTER_NS, RESCUE_NS, RESCUE_SOON_NS,
+    WATCH_ITEMS_PER_THREAD,
+};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -61,41 +65,6 @@ use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 use std::time::Duration;
-
-/// How long a watched item runs before the rest of its loop goes to the pool: about 50 us
-/// at a 2.5 GHz TSC (nanoseconds elsewhere). Over twice what a split must be worth
-/// (`MIN_SPLIT_TICKS` in the splitter): the rest of a loop whose first item took that long
-/// is worth at least a split. Against 100 us, 8 items of ~0.8 ms on the 2-core VM, called
-/// back to back, took 3.36 against 3.55 ms (rayon 3.29), the watchman's CPU unchanged.
-pub(crate) const RESCUE_TICKS: u64 = ticks_for(125_000, 50_000);
-
-/// The watchman's sleep before it looks at a watch it expects to be due: after a watch woke
-/// it, when a watch has run for a quarter of [`RESCUE_TICKS`], and for [`HURRY_ROUNDS`]
-/// after a rescue. Shorter than `RESCUE_TICKS` because Linux adds its timer slack (50 us by
-/// default) to every timed sleep: on the 2-core VM `park_timeout` of 10 us slept 23 to 81
-/// us, of 50 us 102 us.
-const RESCUE_AFTER: Duration = Duration::from_micros(20);
-
-/// The watchman's interval while loops are being watched: a rescue comes between
-/// [`RESCUE_TICKS`] and this much later. 500 us keeps the watchman's own cost to ~2,000
-/// wake-ups a second (well under 1% of a core) while loops keep coming.
-const PATROL: Duration = Duration::from_micros(500);
-
-/// Rounds at the short interval ([`RESCUE_AFTER`]) after a rescue: where one loop had heavy
-/// items, the next ones likely have too, and a rescue [`PATROL`] late gains little on items
-/// of a millisecond. About 5 ms of rounds; while heavy loops keep coming (8 items of ~0.8 ms
-/// back to back on the 2-core VM) the watchman used 1% of a core.
-const HURRY_ROUNDS: u32 = 64;
-
-/// Rounds without any new watch after which the watchman sleeps until the next watch wakes
-/// it (about 4 ms).
-const PATROL_ROUNDS: u32 = 8;
-
-/// Loops of more than this many items per thread of the pool are not watched: the first
-/// item's time is then at most 1/16 of what each thread has to do (rayon splits such loops
-/// up front as well, but the difference is small), and the watch's few nanoseconds are not
-/// spent on longer loops of cheap items (a 1,000-item sum takes ~125 ns).
-pub(crate) const WATCH_ITEMS_PER_THREAD: usize = 16;
 
 /// The longest loop any pool would watch: [`WATCH_ITEMS_PER_THREAD`] items per thread of
 /// the largest pool started so far. Checked first ([`may_watch`]), so that longer loops pay
@@ -214,8 +183,8 @@ thread_local! {
 /// For an unindexed drive whose first half runs under a watch: its thread has just finished a
 /// leaf of `drive` at clock `now`, so it is not stuck in an item, and it answers requests for
 /// work at its polls. If this thread's watch is that drive's, its clock reading moves to
-/// `now`: the watchman rescues the rest only once the thread has gone [`RESCUE_TICKS`]
-/// without finishing a leaf, not [`RESCUE_TICKS`] into the first half. Without this, every
+/// `now`: the watchman rescues the rest only once the thread has gone [`RESCUE_NS`]
+/// without finishing a leaf, not [`RESCUE_NS`] into the first half. Without this, every
 /// drive whose first half ran longer than that had its rest rescued, though its leaves were
 /// short and its thread polled between them, and each rescue put the watchman at its short
 /// interval for a while: on the 2-core VM, in a loop of `par_chars().filter().count()` over
@@ -267,7 +236,7 @@ fn watchman() -> Option<&'static Thread> {
 #[repr(C)]
 struct WatchHead {
     header: JobHeader,
-    /// Ticks the item had run when the watchman took the rest (written by it, read by the
+    /// Nanoseconds the item had run when the watchman took the rest (written by it, read by the
     /// worker that runs the rest).
     elapsed: UnsafeCell<u64>,
     latch: CountLatch,
@@ -304,9 +273,9 @@ where
 }
 
 /// Runs `first` (the first chunk of a loop of `items` items, begun at clock `since`) while
-/// the rest of the loop, `data`, is watched: if `first` runs longer than [`RESCUE_TICKS`],
+/// the rest of the loop, `data`, is watched: if `first` runs longer than [`RESCUE_NS`],
 /// the watchman hands `data` to a worker of the pool, which runs `rescue(data, elapsed)`,
-/// `elapsed` being how long `first` had run by then. Returns `first`'s result and either
+/// `elapsed` being how long `first` had run by then, in nanoseconds. Returns `first`'s result and either
 /// `data` back (not handed out: the caller goes on with it) or `rescue`'s result.
 ///
 /// Loops of more than [`WATCH_ITEMS_PER_THREAD`] items per thread, and loops inside a
@@ -543,7 +512,7 @@ fn patrol() {
     loop {
         if woken {
             // A watch woke us: its item has just begun.
-            std::thread::park_timeout(RESCUE_AFTER);
+            std::thread::park_timeout(Duration::from_nanos(RESCUE_AFTER_NS));
             woken = false;
         }
         let now = ticks();
@@ -566,11 +535,12 @@ fn patrol() {
                 // Read `since` before the clock moved past it on this core: just begun.
                 continue;
             }
-            if age < RESCUE_TICKS {
-                // Watched for a quarter of the time already: its item is not a short one,
-                // look again when it is due. (The watches of a stream of short loops are
-                // younger than that, and wait for the next patrol.)
-                soon |= age >= RESCUE_TICKS / 4;
+            let age = ns_in(age);
+            if age < RESCUE_NS {
+                // Watched for a while already: its item is not a short one, look again when
+                // it is due. (The watches of a stream of short loops are younger than that,
+                // and wait for the next patrol.)
+                soon |= age >= RESCUE_SOON_NS;
                 continue;
             }
             // The registry is only compared with the global pool's address, and `guest` only
@@ -628,11 +598,11 @@ fn patrol() {
             continue;
         }
         hurry = hurry.saturating_sub(1);
-        std::thread::park_timeout(if soon || hurry > 0 {
-            RESCUE_AFTER
+        std::thread::park_timeout(Duration::from_nanos(if soon || hurry > 0 {
+            RESCUE_AFTER_NS
         } else {
-            PATROL
-        });
+            PATROL_NS
+        }));
     }
 }
 

@@ -9,9 +9,7 @@
 //! only for ranges the caller is about to write in full, so no memory is wasted on pages
 //! that stay unused.
 
-/// Destinations smaller than this are not worth the system call (about a microsecond): the
-/// range holds at most one whole 2 MiB page.
-const MIN_ADVISED_BYTES: usize = 4 << 20;
+use crate::tuning::MIN_ADVISED_BYTES;
 
 /// Tells the OS that the `bytes` bytes at `ptr`, inside one allocation and about to be
 /// written in full, may be backed by huge pages. Only a hint: it changes how the memory is

@@ -11,7 +11,7 @@
 //! Scheduling stays dynamic: every inner node is a `join`, which costs a few nanoseconds
 //! unless a thread steals its second half, so idle threads take whole subtrees while the
 //! results are combined in the same places whoever computes them. A thief times its first
-//! leaf; a leaf longer than a split's worth ([`MIN_SPLIT_TICKS`]) makes every later leaf of the
+//! leaf; a leaf longer than a split's worth ([`MIN_SPLIT_NS`]) makes every later leaf of the
 //! drive share its thread's pending halves first (`scheduler::share_waking`), as the adaptive
 //! driver does for heavy items: nothing polls inside a leaf.
 //!
@@ -30,10 +30,11 @@
 
 use super::{
     Consumer, Folder, Grouping, Producer, ProducerCallback, Reducer, UnindexedConsumer,
-    UnindexedProducer, MIN_SPLIT_TICKS,
+    UnindexedProducer,
 };
 use crate::iter::deterministic::{leaf_count, tree_split, LEAF_LEN};
-use crate::sync::ticks;
+use crate::sync::{ticks, ticks_in};
+use crate::tuning::MIN_SPLIT_NS;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -150,7 +151,7 @@ where
         }
         let start = ticks();
         let result = fold_leaf(producer, consumer);
-        if ticks().wrapping_sub(start) >= MIN_SPLIT_TICKS && !share.load(Ordering::Relaxed) {
+        if ticks().wrapping_sub(start) >= ticks_in(MIN_SPLIT_NS) && !share.load(Ordering::Relaxed) {
             share.store(true, Ordering::Relaxed);
         }
         return result;

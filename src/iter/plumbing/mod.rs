@@ -17,7 +17,7 @@ mod splitter;
 pub(crate) use fixed_tree::{
     drive_fixed, drive_vec_fixed, gather_then_fixed, wants_fixed_tree, Requested,
 };
-pub(crate) use splitter::{eager_depth, join_halves, MIN_SPLIT_TICKS};
+pub(crate) use splitter::{eager_depth, join_halves};
 
 use crate::iter::IndexedParallelIterator;
 

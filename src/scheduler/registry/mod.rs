@@ -31,34 +31,10 @@ use super::job::JobRef;
 use super::sleep::Sleep;
 use crate::sync::{AtomicU32, AtomicU64, AtomicUsize, Mutex, Ordering};
 use seat::CURRENT;
+
+pub(crate) use crate::tuning::GUEST_SEATS;
 use std::any::Any;
 use std::cell::Cell;
-
-/// How many join frames per seat can be recorded (and so promoted). A join opened while this
-/// many are recorded runs unrecorded (see `RECORD_WINDOW`).
-pub(crate) const MAX_FRAMES: usize = 64;
-
-/// A join is recorded only while fewer than this many recorded frames wait unpromoted: the
-/// outermost ones, which promotion takes first. Deeper joins skip the bookkeeping (they still
-/// poll), which makes most joins of a deep recursion as cheap as two calls plus a countdown.
-pub(crate) const RECORD_WINDOW: usize = 8;
-
-/// Joins between two reads of the clock for the heartbeat. A join costs 1-3 ns and the clock
-/// about 7 ns, so 512 keeps the clock under 1% of join overhead while the heartbeat still
-/// notices its 20 us first beat within a microsecond or two.
-const JOINS_PER_CLOCK_READ: u32 = 512;
-
-/// What a `split_wanted` call (one chunk of the iterator driver) counts for, in joins: a
-/// settled chunk takes a few microseconds, so every fourth one reads the clock, often enough
-/// for the proven-work beat (`PROVEN_BEAT_TICKS`, about 12 us). With 32 (every sixteenth
-/// chunk, ~64 us) a 16-core pool took several hundred microseconds to wake all its workers.
-pub(crate) const SPLIT_CHECK_WEIGHT: u32 = 128;
-
-/// Guest seats of a registry that lets outside callers take part in its work (the global
-/// pool's by default, see `ThreadPoolBuilder::pool_threads_only`): threads outside every pool
-/// running parallel work at the same time. A 65th concurrent outside thread injects its work
-/// instead.
-pub(crate) const GUEST_SEATS: usize = 64;
 
 /// A pool's handler for panics of spawned jobs.
 pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;

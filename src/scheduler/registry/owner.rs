@@ -18,14 +18,15 @@
 //! (`wait_until`, `help_until`) that run other jobs until a latch is set.
 
 use super::seat::{beat_deadline, FrameHead, Local, Seat, CURRENT};
-use super::{Registry, JOINS_PER_CLOCK_READ, SPLIT_CHECK_WEIGHT};
+use super::Registry;
 use crate::scheduler::deque::Steal;
 use crate::scheduler::future_slot::{unwind_cancelled, CancelToken};
 use crate::scheduler::job::{JobHeader, JobRef};
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::{IdleState, Sleep, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
 use crate::scheduler::Want;
-use crate::sync::{ticks, Ordering, HEARTBEAT_TICKS, PROVEN_BEAT_TICKS};
+use crate::sync::{ticks, ticks_in, Ordering};
+use crate::tuning::{HEARTBEAT_NS, JOINS_PER_CLOCK_READ, PROVEN_BEAT_NS, SPLIT_CHECK_WEIGHT};
 use std::marker::PhantomData;
 
 /// The calling thread's seat, as its owner: access to the owner side of the seat (the bottom
@@ -364,7 +365,7 @@ impl<'a> Owner<'a> {
     /// (`scheduler::beat_now`): beat now instead of at the busy period's first beat, so that
     /// the next `split_wanted` says yes and the join it leads to wakes up to `wakes` sleeping
     /// workers (the estimate's share for each, within the guest cap); later beats follow every
-    /// `PROVEN_BEAT_TICKS` and wake one each. Does nothing unless a beat would wake someone
+    /// `PROVEN_BEAT_NS` and wake one each. Does nothing unless a beat would wake someone
     /// (`Registry::beat_should_wake`).
     pub(crate) fn beat_now(self, wakes: u32) {
         if !self.registry().beat_should_wake() {
@@ -388,8 +389,8 @@ impl<'a> Owner<'a> {
 
     /// Heartbeat: once every `JOINS_PER_CLOCK_READ` polls, read the clock; when a beat is due,
     /// answer whether a sleeping worker should be woken to share our work. The first beat of
-    /// a busy period comes `HEARTBEAT_TICKS` after its first clock read, later ones every
-    /// `PROVEN_BEAT_TICKS`: work that outlasted one period is worth spreading fast. Workers
+    /// a busy period comes `HEARTBEAT_NS` after its first clock read, later ones every
+    /// `PROVEN_BEAT_NS`: work that outlasted one period is worth spreading fast. Workers
     /// wake only while fewer threads are busy than the pool has workers (a guest running
     /// parallel work counts as one) and no worker is awake and idle.
     /// `now`: a clock reading the caller just took, if it has one.
@@ -402,7 +403,7 @@ impl<'a> Owner<'a> {
         let now = now.unwrap_or_else(ticks);
         let next = local.next_beat.get();
         if next == 0 {
-            local.next_beat.set(beat_deadline(now, HEARTBEAT_TICKS));
+            local.next_beat.set(beat_deadline(now, ticks_in(HEARTBEAT_NS)));
             return false;
         }
         // Signed difference: the clock does not wrap in practice, and this stays right if it
@@ -410,7 +411,7 @@ impl<'a> Owner<'a> {
         if (now.wrapping_sub(next) as i64) < 0 {
             return false;
         }
-        local.next_beat.set(beat_deadline(now, PROVEN_BEAT_TICKS));
+        local.next_beat.set(beat_deadline(now, ticks_in(PROVEN_BEAT_NS)));
         self.registry().beat_should_wake()
     }
 
@@ -585,7 +586,7 @@ impl<'a> Owner<'a> {
                 let local = self.local();
                 if woken {
                     // Someone had been busy for a heartbeat period, or posted work for us:
-                    // spread it fast (see `PROVEN_BEAT_TICKS`).
+                    // spread it fast (see `PROVEN_BEAT_NS`).
                     local.start_proven_heartbeat();
                     woken = false;
                 } else {
@@ -617,6 +618,8 @@ impl<'a> Owner<'a> {
                 idle.pause();
             } else if idle.rounds >= ROUNDS_UNTIL_SLEEPING || !worker {
                 if worker {
+                    // About to sleep anyway: the moment to measure the clock's rate.
+                    crate::sync::calibrate();
                     woken |= registry
                         .sleep
                         .sleep(&mut idle, latch, &seat.sleep_word, || {

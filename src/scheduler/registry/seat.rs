@@ -9,14 +9,15 @@
 //! exists only on that thread (`owner.rs`). crossbeam-deque draws the same line with its
 //! `Worker` and `Stealer`.
 
-use super::{Registry, JOINS_PER_CLOCK_READ, MAX_FRAMES, RECORD_WINDOW};
+use super::Registry;
 use crate::scheduler::deque::Deque;
 use crate::scheduler::future_slot::CancelToken;
 use crate::scheduler::injector::Injector;
 use crate::scheduler::job::JobHeader;
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::SleepWord;
-use crate::sync::{ticks, AtomicBool, CachePadded, PROVEN_BEAT_TICKS};
+use crate::sync::{ticks, ticks_in, AtomicBool, CachePadded};
+use crate::tuning::{JOINS_PER_CLOCK_READ, MAX_FRAMES, PROVEN_BEAT_NS, RECORD_WINDOW};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
@@ -131,7 +132,7 @@ impl Local {
     }
 
     /// Restart the heartbeat clock (new busy period): the first beat comes after
-    /// `HEARTBEAT_TICKS` of busy time.
+    /// `HEARTBEAT_NS` of busy time.
     #[inline]
     pub(super) fn reset_heartbeat(&self) {
         self.next_beat.set(0);
@@ -139,11 +140,11 @@ impl Local {
 
     /// Start a busy period whose work is already proven long (a worker woken from sleep: it
     /// was woken because some thread had been busy for a heartbeat period): the first beat
-    /// comes after `PROVEN_BEAT_TICKS`.
+    /// comes after `PROVEN_BEAT_NS`.
     #[inline]
     pub(super) fn start_proven_heartbeat(&self) {
         self.next_beat
-            .set(beat_deadline(ticks(), PROVEN_BEAT_TICKS));
+            .set(beat_deadline(ticks(), ticks_in(PROVEN_BEAT_NS)));
     }
 
     pub(super) fn next_random(&self) -> u64 {

@@ -5,9 +5,9 @@
 //! Indexed work is processed as a loop over chunks taken off the front. A chunk starts at one
 //! item and doubles, so that a thread that gets hungry is answered within a few items even when
 //! items are heavy (where a clock reading says items are cheap, it grows faster, to about
-//! [`RAMP_TICKS`](policy::RAMP_TICKS) of work, ending each chunk at a multiple of its size); doubling pauses while
-//! chunks take more than [`SETTLED_TICKS`](policy::SETTLED_TICKS) of work and hold at least [`SETTLED_MIN_ITEMS`](policy::SETTLED_MIN_ITEMS)
-//! items (or take more than [`LONG_CHUNK_TICKS`](policy::LONG_CHUNK_TICKS)), so that the fixed cost of a chunk (a split
+//! [`RAMP_NS`](crate::tuning::RAMP_NS) of work, ending each chunk at a multiple of its size); doubling pauses while
+//! chunks take more than [`SETTLED_NS`](crate::tuning::SETTLED_NS) of work and hold at least [`SETTLED_MIN_ITEMS`](crate::tuning::SETTLED_MIN_ITEMS)
+//! items (or take more than [`LONG_CHUNK_NS`](crate::tuning::LONG_CHUNK_NS)), so that the fixed cost of a chunk (a split
 //! of producer and consumer, a fold, a reduce, one call to `split_wanted`) stays small against
 //! the work. Growth only pauses, it never stops: one slow chunk (page faults on fresh memory, a
 //! preempted thread) must not pin the chunk size low for the rest of the loop, which made
@@ -16,18 +16,18 @@
 //! wants work (`split_wanted`), or when the rest is longer than `with_max_len` allows. Both
 //! halves run the same loop.
 //!
-//! A request to split is honoured only when the loop has already run for [`PROVEN_TICKS`](policy::PROVEN_TICKS) (or
+//! A request to split is honoured only when the loop has already run for [`PROVEN_NS`](crate::tuning::PROVEN_NS) (or
 //! descends from one that has) and the rest is estimated to take at least
-//! [`MIN_SPLIT_TICKS`]: handing a thief a few microseconds of work costs the owner more (a
+//! [`MIN_SPLIT_NS`](crate::tuning::MIN_SPLIT_NS): handing a thief a few microseconds of work costs the owner more (a
 //! promoted join, possibly a wake-up, waiting for the thief's result) than doing it, and idle
 //! workers ask for work all the time. Estimates from short chunks overstate the cost per item
 //! (fixed costs dominate), hence the first condition.
 //!
 //! The clock is read at the start of a loop, after its first chunk, and then once the items
-//! since the last reading are estimated to take [`READ_WORTH_TICKS`](policy::READ_WORTH_TICKS) (so every chunk when
-//! items are heavy, and the doubling pauses in time) or number [`TIMED_CHUNK`](policy::TIMED_CHUNK); a reading
+//! since the last reading are estimated to take [`READ_WORTH_NS`](crate::tuning::READ_WORTH_NS) (so every chunk when
+//! items are heavy, and the doubling pauses in time) or number [`TIMED_CHUNK`](crate::tuning::TIMED_CHUNK); a reading
 //! times all the items since the previous one. Once the chunk size has settled and the early
-//! wake is decided, only every [`SETTLED_READ_CHUNKS`](policy::SETTLED_READ_CHUNKS)th chunk is timed, and the scheduler's
+//! wake is decided, only every [`SETTLED_READ_CHUNKS`](crate::tuning::SETTLED_READ_CHUNKS)th chunk is timed, and the scheduler's
 //! heartbeat takes that reading instead of its own: a clock reading at the end of a chunk
 //! costs far more than alone. Once a reading says the rest of the loop is
 //! too short to be worth a split, the rest is folded as one chunk, since nothing else uses
@@ -35,15 +35,15 @@
 //! 0.21 against 0.15 µs, best of 200,000, on the 2-core VM; the sequential loop takes 0.10).
 //!
 //! A loop that finds a worker awake and looking for work at a reading of at least
-//! [`HOT_SPAN_ITEMS`](policy::HOT_SPAN_ITEMS) items, with at least [`ASKED_SPLIT_TICKS`](policy::ASKED_SPLIT_TICKS) of work left, is *hot*: it
+//! [`HOT_SPAN_ITEMS`](crate::tuning::HOT_SPAN_ITEMS) items, with at least [`ASKED_SPLIT_NS`](crate::tuning::ASKED_SPLIT_NS) of work left, is *hot*: it
 //! enters the scheduler at once, splits for that worker without waiting for its request
 //! (`scheduler::offer_split`), and honours requests of awake threads ([`Want::Asked`](crate::scheduler::Want::Asked), not
-//! beats) down to [`ASKED_SPLIT_TICKS`](policy::ASKED_SPLIT_TICKS) left instead of [`MIN_SPLIT_TICKS`]: such a thief
+//! beats) down to [`ASKED_SPLIT_NS`](crate::tuning::ASKED_SPLIT_NS) left instead of [`MIN_SPLIT_NS`](crate::tuning::MIN_SPLIT_NS): such a thief
 //! starts on its half within a microsecond. A thread that runs such loops one right after
 //! another wakes one worker for the next ones ([`Pacer::note_thief`]). A loop of 100,000-item
 //! sums, which no heartbeat ever reached, so runs on two threads.
 //!
-//! Items that each take at least [`MIN_SPLIT_TICKS`] by the estimate (blocking work, a
+//! Items that each take at least [`MIN_SPLIT_NS`](crate::tuning::MIN_SPLIT_NS) by the estimate (blocking work, a
 //! nested parallel call, a big chunk of a slice) are the exception to splitting on request:
 //! inside the pool the loop splits them at once, down to single items, and before each chunk
 //! pushes the halves it split off where other threads can take them, waking sleepers
@@ -56,7 +56,7 @@
 //! on 8 threads took 10 ms (rayon, which splits up front: 5 ms).
 //!
 //! The driver enters the scheduler (`scheduler::enter`, which makes a thread outside the pool
-//! a guest of it) lazily: only once the loop has run [`PROVEN_TICKS`](policy::PROVEN_TICKS), or must split for
+//! a guest of it) lazily: only once the loop has run [`PROVEN_NS`](crate::tuning::PROVEN_NS), or must split for
 //! `with_max_len`. Before that no split request would be honoured anyway, so a short loop
 //! costs no more than the sequential loop plus its chunking; entering costs 20-70 ns for a
 //! guest, a third of a 1,000-item sum.
@@ -73,29 +73,35 @@
 //! ([`Pacer::search_split_point`]), so the threads scan side by side from that end.
 //!
 //! Unindexed producers (strings, `par_bridge`, ...) cannot be cut at a chosen index, so they
-//! split in halves: [`eager_depth`] levels before any fold, [`SPINE_DEPTH`](unindexed::SPINE_DEPTH) more down the halves
+//! split in halves: [`eager_depth`] levels before any fold, [`SPINE_DEPTH`](crate::tuning::SPINE_DEPTH) more down the halves
 //! each thread runs first (so its first leaves are short and it soon polls), and further
 //! wherever the scheduler asks before a leaf starts. Where halves hold about equal work
 //! (strings, slices cut near the middle), the root thread times its first leaf, and that
 //! time, once the next leaf's agrees, estimates the drive's for the early wake
 //! ([`first_leaf_timed`](unindexed::first_leaf_timed)). Every leaf is timed:
-//! once one takes [`MIN_SPLIT_TICKS`] or more, the drive's threads push their recorded halves
+//! once one takes [`MIN_SPLIT_NS`](crate::tuning::MIN_SPLIT_NS) or more, the drive's threads push their recorded halves
 //! and wake sleepers after it and before each later leaf, as the indexed loop does for heavy
 //! items. They do the same once a half of the drive has been stolen: a thief that took its
 //! part before any leaf was seen to be long could otherwise block in its first leaf with its
 //! halves unshared.
 //!
-//! THE TUNING KNOBS are `Pacer::decide`, [`SETTLED_TICKS`](policy::SETTLED_TICKS), [`SETTLED_MIN_ITEMS`](policy::SETTLED_MIN_ITEMS),
-//! [`SETTLED_READ_CHUNKS`](policy::SETTLED_READ_CHUNKS), [`RAMP_TICKS`](policy::RAMP_TICKS), [`RAMP_GROWTH`](policy::RAMP_GROWTH),
-//! [`LONG_CHUNK_TICKS`](policy::LONG_CHUNK_TICKS), [`MIN_SPLIT_TICKS`], [`ASKED_SPLIT_TICKS`](policy::ASKED_SPLIT_TICKS), [`HOT_SPAN_ITEMS`](policy::HOT_SPAN_ITEMS),
-//! [`HOT_MIN_REMAINING`](policy::HOT_MIN_REMAINING), [`STREAK_GAP_TICKS`](policy::STREAK_GAP_TICKS), [`LOOP_WAKE_TICKS`](policy::LOOP_WAKE_TICKS), [`PROVEN_TICKS`](policy::PROVEN_TICKS),
-//! [`TIMED_CHUNK`](policy::TIMED_CHUNK),
-//! [`EARLY_WAKE_TICKS`](policy::EARLY_WAKE_TICKS), [`WAKE_SHARE_TICKS`](policy::WAKE_SHARE_TICKS),
-//! [`LEAF_SPAN_TICKS`](unindexed::LEAF_SPAN_TICKS), [`eager_depth`] and [`SPINE_DEPTH`](unindexed::SPINE_DEPTH); nothing else in the crate splits,
-//! except the driver of ranges longer than a `usize` (`iter/range.rs`), which halves them
-//! [`eager_depth`] times and hands every piece to this driver.
+//! Every threshold named here is in [`crate::tuning`], in nanoseconds or items, with what it
+//! trades off.
 //!
-//! The code is in four files: `policy.rs` (the pacer's decisions and the thresholds they use),
+//! Other code splits work too, each around this driver or beside it:
+//! - ranges longer than a `usize` (`iter/range.rs`) halve themselves [`eager_depth`] times
+//!   and hand every piece to this driver;
+//! - an unindexed `chain` (`iter/chain.rs`) joins its two parts once, and each part goes
+//!   through this driver;
+//! - `par_bridge` (`iter/par_bridge.rs`) is an unindexed producer that grants one split per
+//!   thread, when this driver asks for it; its leaves drain the shared iterator in batches
+//!   sized by their time, and share their thread's halves before heavy items, as this
+//!   driver does;
+//! - the sorts (`slice/sort/`) split with plain joins by their own `Tuning` (sizes in
+//!   elements: a sort knows what an element costs), and make their join frames stealable
+//!   before each long sequential piece (`scheduler::share_now`).
+//!
+//! The code is in four files: `policy.rs` (the pacer's decisions),
 //! `indexed.rs` (the chunk loop and its splits), `unindexed.rs` (the unindexed drive) and
 //! `tests.rs`.
 
@@ -108,6 +114,5 @@ mod unindexed;
 pub(super) use indexed::drive_indexed;
 pub(crate) use indexed::join_halves;
 pub(super) use policy::Pacer;
-pub(crate) use policy::MIN_SPLIT_TICKS;
 pub(crate) use unindexed::eager_depth;
 pub(super) use unindexed::{drive_unindexed_ended, drive_unindexed_root};

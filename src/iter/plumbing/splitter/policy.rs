@@ -6,98 +6,14 @@ use crate::scheduler::{
     beat_now, offer_split, share_waking, split_wanted, split_wanted_at, thief_awake,
     wake_for_next_call, Want,
 };
-use crate::sync::{ticks, ticks_for, HEARTBEAT_TICKS};
+use crate::sync::{ns_in, ticks, ticks_in};
+use crate::tuning::{
+    ASKED_SPLIT_NS, EAGER_INHERITED_MAX, EARLY_WAKE_NS, EARLY_WAKE_SPAN_NS, HEARTBEAT_NS,
+    HOT_MIN_REMAINING, HOT_SPAN_ITEMS, LONG_CHUNK_NS, LOOP_WAKE_NS, MAX_EARLY_WAKES, MIN_SPLIT_NS,
+    PROVEN_NS, RAMP_GROWTH, RAMP_NS, READ_WORTH_NS, SEARCH_LEAD_NS, SETTLED_MIN_ITEMS, SETTLED_NS,
+    SETTLED_READ_CHUNKS, SPLIT_ALIGN_ITEMS, STREAK_GAP_NS, TIMED_CHUNK, WAKE_SHARE_NS,
+};
 use std::cell::Cell;
-
-/// Items between two clock readings (after a loop's first chunk): a reading costs 7-15 ns
-/// with `rdtsc` (15 ns measured on a 16-core Xeon VM) and 20-40 ns with `Instant::now`, while
-/// a cheap item costs well under 1 ns; over 256 items a reading stays a small part of the
-/// chunk, and items costly enough to matter are caught by the first chunk's reading. (With 64,
-/// a profile of a 1,000-item sum on the 2-core VM put a quarter of its time in `rdtsc`: one
-/// reading per doubled chunk; 256 saved about 15% of that sum's time.)
-pub(super) const TIMED_CHUNK: usize = 256;
-
-/// Items estimated to take this many ticks (about 400 ns at 2.5 GHz) are worth a clock
-/// reading: a reading then costs under 5%.
-pub(super) const READ_WORTH_TICKS: u64 = ticks_for(1_000, 400);
-
-/// A chunk that took more than this many clock ticks pauses the doubling: about 4 us at the
-/// 2.5 GHz TSC rate of current x86 parts (invariant TSCs tick at 1 to 4 GHz, so 2.5 to 10 us);
-/// `ticks` counts nanoseconds elsewhere (and under Miri). A few microseconds is long enough
-/// that the per-chunk overhead (tens of nanoseconds) is below 1%, and short enough that an
-/// idle thread waits at most that long for work.
-pub(super) const SETTLED_TICKS: u64 = ticks_for(10_000, 4_000);
-
-/// A chunk of fewer items than this keeps doubling past [`SETTLED_TICKS`] (up to
-/// [`LONG_CHUNK_TICKS`]). The end of a chunk costs more than its bookkeeping when items are
-/// long dependency chains: the processor overlaps the tail of one item with the start of the
-/// next only inside a loop, and the chunk's exit (a mispredicted branch, calls) throws that
-/// overlap away. With ~4 us chunks of ~3 items, a map of 200 dependent `sqrt` per item (1.3 us
-/// each) burnt 2-3% more CPU than rayon's long leaves, single-threaded too (1.32 against 1.28
-/// s for 10 runs on the 2-core VM; the sequential loop 1.30); with 32 items per chunk it runs
-/// at par (1.30 s), and on 2 cores of the 16-core Xeon it went from 74.3 ms against rayon's
-/// 72.5 to 60.5 against 61.6 (criterion medians). Cheap items are unaffected: their chunks
-/// hold thousands of items by the time they take 4 us.
-pub(super) const SETTLED_MIN_ITEMS: usize = 32;
-
-/// Once the chunk size has settled (and the early wake is decided), the clock is read only
-/// every this many chunks, and the scheduler's heartbeat uses that reading
-/// (`scheduler::split_wanted_at`) instead of reading the clock itself every fourth chunk:
-/// one reading per 4 chunks, where there were 5. On the 2-core Xeon VM a `rdtsc` alone takes
-/// 12 ns, but at the end of a chunk it costs far more: about 300 ns after items of 200
-/// dependent `sqrt` (the processor no longer overlaps the next item with the last one's
-/// tail), which made the map of `benches/iter.rs` 1.3% slower than one fold of it, single
-/// threaded; and about 50 ns in a memory-bound sum (3% of 4,000-item chunks of `i64`). Four
-/// keeps the heartbeat's cadence (`SPLIT_CHECK_WEIGHT`).
-pub(super) const SETTLED_READ_CHUNKS: u32 = 4;
-
-/// The chunk length at which doubling pauses however few items it holds: about 32 us (80,000
-/// TSC ticks), a bound on how long an idle thread waits for its split when items are heavy.
-pub(super) const LONG_CHUNK_TICKS: u64 = ticks_for(80_000, 32_000);
-
-/// A split on request needs at least this much estimated work left: about 20 us at a 2.5 GHz
-/// TSC (nanoseconds elsewhere: 20 us). A steal by an awake thief and the join that waits for
-/// it cost a microsecond or more, and more when the thief is slow to start (a shared 2-core
-/// machine: a 12 us sum of 100,000 i64 ran 10-20% slower than sequential with a 10 us bound);
-/// waking a sleeping worker costs tens of microseconds. Above ~20 us a split pays off even
-/// with a slow thief; the price is that the last ~20 us of a loop are not shared.
-pub(crate) const MIN_SPLIT_TICKS: u64 = ticks_for(50_000, 20_000);
-
-/// A split that an awake idle thread asked for ([`Want::Asked`]) needs only this much
-/// estimated work left (about 10 us at 2.5 GHz) in a *hot* loop: one that saw a worker awake
-/// and looking for work at a reading (see [`Pacer::note_thief`]). Such a thief takes its half
-/// within about a microsecond of the split, so what [`MIN_SPLIT_TICKS`] guards against, a
-/// woken worker that starts tens of microseconds late, does not apply. In loops of
-/// 100,000-item sums of `i64` on the 2-core VM (18 to 20 us alone), each call then took 11
-/// to 13 us, the worker woken for the loop taking half of every call; with 5 us, loops of
-/// 30,000-item sums (~5.5 us alone) ran 15% slower than the sequential loop where calls came
-/// in bursts of 20: a wake per burst and splits of ~2 us each.
-pub(super) const ASKED_SPLIT_TICKS: u64 = ticks_for(25_000, 10_000);
-
-/// A reading must time at least this many items to make a loop hot ([`ASKED_SPLIT_TICKS`]),
-/// or to count towards a loop of calls: the fixed costs of the chunks in it are then a small
-/// part of the estimate, and so is an interrupt in it of a few microseconds. Not a time: a
-/// reading of one or a few items that an interrupt held up looked like milliseconds of work,
-/// about once in 20,000 1,000-item sums on the 2-core VM, and (with a bound of 0.5 us of
-/// work instead) a loop of them woke a worker 100 times in 2M calls and split 96 of them.
-/// A 100,000-item sum of `i64` gets such a reading after 4,096 items (a chunk of 3,840).
-/// Loops of fewer, heavier items are served as before: they split on request after
-/// [`PROVEN_TICKS`], and long ones wake workers early.
-pub(super) const HOT_SPAN_ITEMS: usize = 1_024;
-
-/// A drive that begins at most this long (about 10 us at 2.5 GHz) after the estimated end of
-/// the thread's last drive with a split's worth of work for an awake thief continues a loop of
-/// such calls (see [`Pacer::note_thief`]).
-pub(super) const STREAK_GAP_TICKS: u64 = ticks_for(25_000, 10_000);
-
-/// The work a drive in a loop of calls must have left (about 15 us at 2.5 GHz) to wake a
-/// sleeping worker for the calls that follow ([`Pacer::note_thief`]); once a worker is awake,
-/// loops split for it from [`ASKED_SPLIT_TICKS`] on. Loops of 50,000-item sums of `i64` (~9.5
-/// us alone on the 2-core VM, ~9 us left at their reading) woke a worker at the
-/// [`ASKED_SPLIT_TICKS`] bar now and then, which took part in some calls, spun through
-/// others, and slept and was woken again: 0.92 to 0.99 times the sequential loop's time for
-/// 1.9 times its CPU. They now stay on one thread.
-pub(super) const LOOP_WAKE_TICKS: u64 = ticks_for(31_250, 12_500);
 
 thread_local! {
     /// The start and estimated end of the last drive of this thread that had a split's worth
@@ -105,103 +21,36 @@ thread_local! {
     pub(super) static STREAK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
-/// Items a loop must have left for an early reading (of fewer than [`HOT_SPAN_ITEMS`]) to keep
-/// it asking on an awake thief's bar, [`ASKED_SPLIT_TICKS`] (see `Pacer::record`): cheap items
-/// (a sum of `i64`: 0.1 to 0.2 ns each on the 2-core VM) take that long only by the tens of
-/// thousands.
-pub(super) const HOT_MIN_REMAINING: usize = 16 * HOT_SPAN_ITEMS;
-
 /// Whether a reading that timed `items` items can make a loop hot (see [`HOT_SPAN_ITEMS`]).
 #[inline]
 pub(super) fn hot_span(items: usize) -> bool {
     items >= HOT_SPAN_ITEMS
 }
 
-/// The most items a loop splits at once on an estimate it inherited (from the loop it was
-/// split off) that says items are heavy; a longer one first runs a chunk of its own, whose
-/// reading confirms the estimate or replaces it. An estimate can come from a single item
-/// that a page fault or a preemption made look heavy (the first reading of a loop is of its
-/// first item): inherited without a check, it made every half split again at once, down to
-/// single items. A 10M-item map and collect into fresh memory did so in about half the
-/// processes of a benchmark run on the 2-core VM: 5M single-item splits, 350 ms against
-/// 20 ms. Splitting this many items wrongly costs tens of microseconds; truly heavy items
-/// this many take far longer than the one chunk that checks.
-pub(super) const EAGER_INHERITED_MAX: usize = 256;
-
-/// A loop honours split requests only after running this long (about 10 us at 2.5 GHz): by
-/// then its cost estimate comes from chunks long enough to be accurate. On a 16-core Xeon a
-/// 100,000-item sum (12 us) split on the estimate of its first 16-item chunk and ran 45%
-/// slower than sequential as a guest of the pool.
-pub(super) const PROVEN_TICKS: u64 = ticks_for(25_000, 10_000);
-
-/// The lead an ordered search keeps when it hands work off: about 40 us at a 2.5 GHz TSC
-/// (nanoseconds elsewhere: 40 us). Twice what a split must leave to pay off
-/// ([`MIN_SPLIT_TICKS`]), so that a hand-off's cost stays small against the lead.
-pub(super) const SEARCH_LEAD_TICKS: u64 = ticks_for(100_000, 40_000);
-
-/// A reading that estimates at least this much work left (about 100 us at 2.5 GHz) wakes
-/// sleeping workers at once ([`crate::scheduler::beat_now`], as many as [`early_wakes`] says)
-/// instead of one at the heartbeat's first beat, ~20 us into the work: rayon wakes a worker
-/// when the work is posted, and ran a 150 us `flat_map_iter` (1,000 x 1,000) in 92-96 us
-/// against our 118-120 us. Work this long repays a wake-up many times over.
-pub(super) const EARLY_WAKE_TICKS: u64 = ticks_for(250_000, 100_000);
-
-/// An early wake needs a reading that timed at least this much work (about 1.6 us at 2.5
-/// GHz): the fixed costs of the chunks in it (tens of nanoseconds each) then overstate the
-/// cost per item by far less than the factor of 5 between [`EARLY_WAKE_TICKS`] and
-/// [`MIN_SPLIT_TICKS`]. Cheap items (a 100,000-item sum) give such a reading only after
-/// thousands of items, when the estimate is right.
-pub(super) const EARLY_WAKE_SPAN_TICKS: u64 = ticks_for(4_000, 1_600);
-
-/// Whether a reading that timed `items` items in `spent` ticks, with `remaining` items left,
-/// calls for an early wake (see [`EARLY_WAKE_TICKS`]).
+/// Whether a reading that timed `items` items in `spent` ns, with `remaining` items left,
+/// calls for an early wake (see [`EARLY_WAKE_NS`]).
 #[inline]
 pub(super) fn long_work_ahead(spent: u64, items: usize, remaining: usize) -> bool {
-    spent >= EARLY_WAKE_SPAN_TICKS
-        && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_TICKS) * (items as u128)
+    spent >= EARLY_WAKE_SPAN_NS
+        && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_NS) * (items as u128)
 }
 
-/// The work an early wake hands each sleeper it wakes (about 50 us at 2.5 GHz): the wake asks
-/// for one sleeper per this much work left, within the guest cap. On the lent 16-core VM,
-/// where a woken worker took ~85 us to start, waking one per beat left 16 threads running
-/// only ~450 us into a call, rayon's ~150 us; waking all of them at once made a 60 us call
-/// burn 6.9 times the sequential CPU (one per beat: 1.2), and waking four, a 350 us call 4.5
-/// times (one per beat: 2.1, rayon 8.4). One per 50 us of work is in between: a sum of 1M
-/// `u64` (~350 us alone) wakes about 7, a 10M one all of them.
-pub(super) const WAKE_SHARE_TICKS: u64 = ticks_for(125_000, 50_000);
-
-/// How many sleepers an early wake asks for (see [`WAKE_SHARE_TICKS`]): at least 1, at most 64.
+/// How many sleepers an early wake asks for (see [`WAKE_SHARE_NS`]): at least 1, at most
+/// [`MAX_EARLY_WAKES`].
 #[inline]
 pub(super) fn early_wakes(spent: u64, items: usize, remaining: usize) -> u32 {
     let left = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
-    (left / u128::from(WAKE_SHARE_TICKS)).clamp(1, 64) as u32
+    (left / u128::from(WAKE_SHARE_NS)).clamp(1, u128::from(MAX_EARLY_WAKES)) as u32
 }
 
-/// Work that a chunk may grow to at once, faster than doubling (about 1 us at 2.5 GHz): after
-/// a reading, the next chunk holds at least as many items as the estimate says take this
-/// long (a power of two, at most [`RAMP_GROWTH`] times the chunk before). Doubling from one
-/// item took a 100,000-item sum of `i64` through 11 chunks (1, 1, 2, ... 512) and 4 readings
-/// before the estimate let it fold the rest at once, 1-2% over one fold of it on the 2-core
-/// VM; now it takes 4 or 5 chunks (1, 15, 240, then 1,792 or 3,840, both ending at multiples
-/// of their size) and 1.2% (best of 301 rounds of 20 calls: 9,070 against 8,962 ns; 9,104
-/// to 9,112 before). A hungry thread waits no longer for it: a chunk this short is far below
-/// [`SETTLED_TICKS`], and items that cost this much or more grow by doubling as before. (A
-/// 1,000-item sum, 1, 15 and the rest now, where it took 6 chunks, runs about as before:
-/// 126-129 against 126-127 ns, medians.)
-pub(super) const RAMP_TICKS: u64 = ticks_for(2_500, 1_000);
-
-/// The most a chunk grows at one reading (see [`RAMP_TICKS`]): an estimate from a single
-/// item, which holds a chunk's fixed costs too, is only a guide.
-pub(super) const RAMP_GROWTH: usize = 32;
-
-/// The chunk size that a reading of `spent` ticks over `items` items allows (see
-/// [`RAMP_TICKS`]): the largest power of two of items estimated to take at most
-/// [`RAMP_TICKS`], at most [`RAMP_GROWTH`] times `chunk`.
+/// The chunk size that a reading of `spent` ns over `items` items allows (see
+/// [`RAMP_NS`]): the largest power of two of items estimated to take at most
+/// [`RAMP_NS`], at most [`RAMP_GROWTH`] times `chunk`.
 #[inline]
 pub(super) fn ramp_chunk(spent: u64, items: usize, chunk: usize) -> usize {
     // floor(log2(work / spent)) by shifts, not a division (a reading is on the hot path of
     // short loops: a 1,000-item sum takes three).
-    let work = (items as u64).saturating_mul(RAMP_TICKS);
+    let work = (items as u64).saturating_mul(RAMP_NS);
     let spent = spent.max(1);
     if work < spent {
         return 0;
@@ -235,10 +84,10 @@ pub(in crate::iter::plumbing) struct Pacer {
     pub(super) max_len: usize,
     /// Items in the next chunk.
     pub(super) chunk: usize,
-    /// Ticks and items of the last timed span (items 0: none yet): the cost estimate.
+    /// Nanoseconds and items of the last timed span (items 0: none yet): the cost estimate.
     /// Inherited by both halves of a split.
     pub(super) rate: (u64, usize),
-    /// Whether some loop of this branch ran for [`PROVEN_TICKS`]; inherited.
+    /// Whether some loop of this branch ran for [`PROVEN_NS`]; inherited.
     pub(super) proven: bool,
     /// Whether to ask `split_wanted` at all: cleared once the estimate says the rest of the
     /// loop is too short to be worth splitting (it only gets shorter). Saves the call, whose
@@ -258,8 +107,8 @@ pub(in crate::iter::plumbing) struct Pacer {
     /// are peeled and for the far side of a split. Sizes the lead of an ordered search
     /// ([`Pacer::search_split_point`]).
     pub(super) before: usize,
-    /// Whether two readings in a row have asked for an early wake: [`EARLY_WAKE_TICKS`] of
-    /// work left, or [`HEARTBEAT_TICKS`] since the drive began with a split's worth left;
+    /// Whether two readings in a row have asked for an early wake: [`EARLY_WAKE_NS`] of
+    /// work left, or [`HEARTBEAT_NS`] since the drive began with a split's worth left;
     /// inherited, so that a drive wakes early at most once.
     pub(super) long: bool,
     /// The clock at the start of the drive's first loop (0 until then); inherited.
@@ -273,9 +122,9 @@ pub(in crate::iter::plumbing) struct Pacer {
     /// Whether the last reading paused the doubling: the chunk size has settled. Inherited.
     pub(super) settled: bool,
     /// Whether a reading saw a worker awake and looking for work, with at least
-    /// [`ASKED_SPLIT_TICKS`] of work left: the loop then enters the scheduler at once, and
+    /// [`ASKED_SPLIT_NS`] of work left: the loop then enters the scheduler at once, and
     /// honours requests from awake threads down to that much work left, without waiting for
-    /// [`PROVEN_TICKS`] ([`Pacer::note_thief`]). Inherited.
+    /// [`PROVEN_NS`] ([`Pacer::note_thief`]). Inherited.
     pub(super) hot: bool,
     /// Whether to split at the next `decide` once entered, without waiting for a request:
     /// set with `hot`, for the awake worker that made the loop hot. Not inherited.
@@ -336,8 +185,8 @@ impl Pacer {
     }
 
     /// The pacer of the rest of a watched loop whose first `n` items had run for `elapsed`
-    /// ticks when the watchman handed the rest to a worker: those items are heavy (a rescue
-    /// comes after `scheduler::RESCUE_TICKS`), so the rest splits at once.
+    /// ns when the watchman handed the rest to a worker: those items are heavy (a rescue
+    /// comes after `tuning::RESCUE_NS`), so the rest splits at once.
     pub(super) fn rescued(mut self, elapsed: u64, n: usize) -> Pacer {
         self.rate = (elapsed.max(1), n);
         self.proven = true;
@@ -413,7 +262,7 @@ impl Pacer {
         let mut chunk = self.chunk.min(self.max_len).max(self.min_len);
         if chunk.is_power_of_two() {
             // End the chunk at a multiple of its size from the loop's start, so that a chunk
-            // size that grew faster than doubling ([`RAMP_TICKS`]) keeps chunk starts aligned
+            // size that grew faster than doubling ([`RAMP_NS`]) keeps chunk starts aligned
             // (a no-op for plain doubling, whose chunks start at multiples of their size).
             let aligned = chunk - (self.done & (chunk - 1));
             if aligned >= self.min_len {
@@ -428,12 +277,12 @@ impl Pacer {
         }
     }
 
-    /// Whether the estimate says one item takes at least [`MIN_SPLIT_TICKS`]: a split that
+    /// Whether the estimate says one item takes at least [`MIN_SPLIT_NS`]: a split that
     /// hands off even a single item pays off.
     #[inline]
     pub(super) fn heavy_items(&self) -> bool {
         let (spent, items) = self.rate;
-        items > 0 && spent >= MIN_SPLIT_TICKS.saturating_mul(items as u64)
+        items > 0 && spent >= MIN_SPLIT_NS.saturating_mul(items as u64)
     }
 
     /// Whether a requested split of the `len` items left pays off (see the module docs).
@@ -441,7 +290,7 @@ impl Pacer {
     pub(super) fn worth_splitting(&mut self, len: usize) -> bool {
         let now = ticks();
         if !self.proven {
-            if now.wrapping_sub(self.loop_start) < PROVEN_TICKS {
+            if ns_in(now.wrapping_sub(self.loop_start)) < PROVEN_NS {
                 return false;
             }
             self.proven = true;
@@ -449,22 +298,22 @@ impl Pacer {
         let (spent, items) = if self.rate.1 > 0 {
             self.rate
         } else {
-            (now.wrapping_sub(self.loop_start), self.done)
+            (ns_in(now.wrapping_sub(self.loop_start)), self.done)
         };
-        (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_TICKS) * (items as u128)
+        (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_NS) * (items as u128)
     }
 
-    /// Whether a split an awake thread asked for pays off in a hot loop: [`ASKED_SPLIT_TICKS`]
+    /// Whether a split an awake thread asked for pays off in a hot loop: [`ASKED_SPLIT_NS`]
     /// of the `len` items left, by the estimate of a reading (which made the loop hot).
     #[inline]
     pub(super) fn worth_asked_split(&self, len: usize) -> bool {
         let (spent, items) = self.rate;
         items > 0
-            && (len as u128) * u128::from(spent) >= u128::from(ASKED_SPLIT_TICKS) * (items as u128)
+            && (len as u128) * u128::from(spent) >= u128::from(ASKED_SPLIT_NS) * (items as u128)
     }
 
     /// Whether the loop should enter the scheduler now (when it has not): once it has run for
-    /// [`PROVEN_TICKS`], before which no request would be honoured, or once it is hot.
+    /// [`PROVEN_NS`], before which no request would be honoured, or once it is hot.
     #[inline]
     pub(super) fn should_enter(&self) -> bool {
         (self.proven || self.hot) && !self.entered
@@ -483,13 +332,14 @@ impl Pacer {
     }
 
     /// Whether a loop that no reading could make hot yet, estimated at `now` to have `rest`
-    /// ticks of work left (a split's worth for an awake thief), may turn hot: it continues a
+    /// ns of work left (a split's worth for an awake thief), may turn hot: it continues a
     /// loop of calls ([`Pacer::look_at_streak`], which records it for the next drive), or a
     /// worker of the pool is awake and looking for work.
     #[cold]
     #[inline(never)]
     pub(super) fn may_turn_hot(&mut self, now: u64, rest: u64) -> bool {
-        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(rest))) != Streak::No
+        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(ticks_in(rest))))
+            != Streak::No
             || thief_awake()
     }
 
@@ -503,18 +353,18 @@ impl Pacer {
             let (began, ended) = streak.get();
             let in_loop = began != 0
                 && self.began > began
-                && self.began <= ended.saturating_add(STREAK_GAP_TICKS);
+                && self.began <= ended.saturating_add(ticks_in(STREAK_GAP_NS));
             self.streak = if in_loop { Streak::Yes } else { Streak::No };
         }
         streak.set((self.began, end));
         self.streak
     }
 
-    /// At a reading taken at `now` that timed `items` items in `spent` ticks, with
+    /// At a reading taken at `now` that timed `items` items in `spent` ns, with
     /// `remaining` items left: if the rest is worth a split to an awake thief (at least
-    /// [`ASKED_SPLIT_TICKS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the
+    /// [`ASKED_SPLIT_NS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the
     /// loop hot when `thief` says a worker is awake and looking for work, and otherwise answers
-    /// whether to wake one for the calls that follow (if at least [`LOOP_WAKE_TICKS`] of work
+    /// whether to wake one for the calls that follow (if at least [`LOOP_WAKE_NS`] of work
     /// are left): when this drive continues a loop of such calls
     /// ([`Pacer::look_at_streak`]), a worker woken now is awake for the next ones, where it
     /// keeps itself awake by taking its halves. Without that wake a loop of 100,000-item sums
@@ -534,17 +384,17 @@ impl Pacer {
             return false;
         }
         let rest = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
-        if rest < u128::from(ASKED_SPLIT_TICKS) {
+        if rest < u128::from(ASKED_SPLIT_NS) {
             return false;
         }
-        let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
+        let end = now.saturating_add(ticks_in(u64::try_from(rest).unwrap_or(u64::MAX)));
         let in_loop = self.look_at_streak(streak, end) == Streak::Yes;
         if thief() {
             self.hot = true;
             self.offer = true;
             return false;
         }
-        if in_loop && rest >= u128::from(LOOP_WAKE_TICKS) {
+        if in_loop && rest >= u128::from(LOOP_WAKE_NS) {
             self.streak = Streak::Woken;
             return true;
         }
@@ -553,7 +403,7 @@ impl Pacer {
 
     /// How many of the `len` items an ordered search keeps when it answers a request for work
     /// (`Consumer::searches_in_order`): those nearest the end it starts from, as many as
-    /// take about [`SEARCH_LEAD_TICKS`] and at least half the items already behind the loop
+    /// take about [`SEARCH_LEAD_NS`] and at least half the items already behind the loop
     /// (`before`), and at most half of `len`. The rest goes to the thief, which thus scans
     /// right after this thread's lead instead of from the middle on: a `position_first`
     /// whose match lay just before the middle of 10M items scanned the whole back half
@@ -566,7 +416,7 @@ impl Pacer {
         let lead_items = if items == 0 || spent == 0 {
             0
         } else {
-            let n = (items as u128) * u128::from(SEARCH_LEAD_TICKS) / u128::from(spent);
+            let n = (items as u128) * u128::from(SEARCH_LEAD_NS) / u128::from(spent);
             usize::try_from(n).unwrap_or(usize::MAX)
         };
         let lead = lead_items.max(self.before / 2).max(self.min_len);
@@ -574,7 +424,7 @@ impl Pacer {
             return split_point(len, self.min_len);
         }
         // Keep the thief's start aligned as `split_point` does.
-        let rounded = lead.next_multiple_of(64);
+        let rounded = lead.next_multiple_of(SPLIT_ALIGN_ITEMS);
         if rounded < len / 2 {
             rounded
         } else {
@@ -602,21 +452,21 @@ impl Pacer {
                 // only to follow changes in the items' cost. See `SETTLED_READ_CHUNKS`.
                 self.chunks_since_mark >= SETTLED_READ_CHUNKS
             } else {
-                let (rate_ticks, rate_items) = self.rate;
+                let (rate_ns, rate_items) = self.rate;
                 let worth_reading = rate_items > 0
-                    && (self.since_mark as u128) * u128::from(rate_ticks)
-                        >= u128::from(READ_WORTH_TICKS) * (rate_items as u128);
+                    && (self.since_mark as u128) * u128::from(rate_ns)
+                        >= u128::from(READ_WORTH_NS) * (rate_items as u128);
                 worth_reading || self.since_mark >= TIMED_CHUNK
             };
         if read {
             let now = ticks();
-            let spent = now.wrapping_sub(self.mark);
+            let spent = ns_in(now.wrapping_sub(self.mark));
             let items = self.since_mark;
             self.rate = (spent, items);
             self.mark = now;
             self.since_mark = 0;
             self.chunks_since_mark = 0;
-            if now.wrapping_sub(self.loop_start) >= PROVEN_TICKS {
+            if ns_in(now.wrapping_sub(self.loop_start)) >= PROVEN_NS {
                 self.proven = true;
             }
             // An early wake needs two readings in a row that call for one. A reading also
@@ -637,9 +487,9 @@ impl Pacer {
                 // 2-core VM (~80 us alone), entered after ~14 us, the first beat came ~65 us
                 // in and the second thread started at ~90 us of a ~110 us call; rayon's
                 // starts at ~22 us.
-                let beat = now.wrapping_sub(self.began) >= HEARTBEAT_TICKS
+                let beat = ns_in(now.wrapping_sub(self.began)) >= HEARTBEAT_NS
                     && (remaining as u128) * u128::from(spent)
-                        >= u128::from(MIN_SPLIT_TICKS) * (items as u128);
+                        >= u128::from(MIN_SPLIT_NS) * (items as u128);
                 if self.wake_seen && ahead {
                     // Long work ahead, on an estimate to trust: enter the scheduler (the loop
                     // does once proven) and wake sleepers (the next `decide`).
@@ -660,14 +510,14 @@ impl Pacer {
             // an awake thief's split is still worth it; or unless no reading could make it hot
             // yet and it may turn so: a worker is awake, or this thread runs a loop of calls
             // (`may_turn_hot`). A reading of 240 items in a 100,000-item sum put the rest under
-            // `MIN_SPLIT_TICKS` and folded it at once, hot or not. Not for loops too short to
+            // `MIN_SPLIT_NS` and folded it at once, hot or not. Not for loops too short to
             // have that much left at a reading of `HOT_SPAN_ITEMS`: the 1,000-item sum, whose
             // first reading (of one item) often says tens of microseconds, would make a chunk
             // and a reading more; nor for calls on their own, where a 50,000-item sum's extra
             // chunk made it 2-3% slower.
             let work_left = (remaining as u128) * u128::from(spent);
-            if work_left < u128::from(MIN_SPLIT_TICKS) * (items as u128) {
-                let keep = work_left >= u128::from(ASKED_SPLIT_TICKS) * (items as u128)
+            if work_left < u128::from(MIN_SPLIT_NS) * (items as u128) {
+                let keep = work_left >= u128::from(ASKED_SPLIT_NS) * (items as u128)
                     && (self.hot
                         || (!qualified
                             && remaining >= HOT_MIN_REMAINING
@@ -684,8 +534,8 @@ impl Pacer {
             // Multiplied out: a 128-bit division is a call into the runtime library.
             let share_exceeds =
                 |limit: u64| u128::from(spent) * (n as u128) > u128::from(limit) * (items as u128);
-            pause = share_exceeds(SETTLED_TICKS)
-                && (n >= SETTLED_MIN_ITEMS || share_exceeds(LONG_CHUNK_TICKS));
+            pause = share_exceeds(SETTLED_NS)
+                && (n >= SETTLED_MIN_ITEMS || share_exceeds(LONG_CHUNK_NS));
             self.settled = pause;
             if !pause {
                 self.chunk = self.chunk.max(ramp_chunk(spent, items, self.chunk));
@@ -703,15 +553,15 @@ impl Pacer {
     }
 }
 
-/// Where to split `len` items in two: the middle, rounded down to a multiple of 64 items when
-/// that leaves the front at least `min_len` (and at least 64) items, so that the back half's
-/// loop starts as aligned as the whole (see `Pacer::record` on aligned chunks). Costs at most
-/// 63 items of balance.
+/// Where to split `len` items in two: the middle, rounded down to a multiple of
+/// [`SPLIT_ALIGN_ITEMS`] when that leaves the front at least `min_len` (and at least
+/// [`SPLIT_ALIGN_ITEMS`]) items, so that the back half's loop starts as aligned as the whole
+/// (see `Pacer::record` on aligned chunks).
 #[inline]
 pub(super) fn split_point(len: usize, min_len: usize) -> usize {
     let half = len / 2;
-    let rounded = half & !63;
-    if rounded >= min_len.max(64) {
+    let rounded = half & !(SPLIT_ALIGN_ITEMS - 1);
+    if rounded >= min_len.max(SPLIT_ALIGN_ITEMS) {
         rounded
     } else {
         half

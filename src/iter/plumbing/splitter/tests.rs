@@ -1,7 +1,8 @@
 use super::policy::*;
 use super::unindexed::*;
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer, UnindexedProducer};
-use crate::sync::{ticks, HEARTBEAT_TICKS};
+use crate::sync::{ticks, ticks_in};
+use crate::tuning::*;
 use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
 
@@ -129,17 +130,17 @@ fn bounds_are_respected_by_decide() {
 
 #[test]
 fn ramp_chunks_hold_about_ramp_ticks_of_work() {
-    // Items estimated at a RAMP_TICKS each, or slower: no faster growth (doubling only).
-    assert_eq!(ramp_chunk(RAMP_TICKS, 1, 1), 1);
-    assert_eq!(ramp_chunk(2 * RAMP_TICKS, 1, 1), 0);
+    // Items estimated at a RAMP_NS each, or slower: no faster growth (doubling only).
+    assert_eq!(ramp_chunk(RAMP_NS, 1, 1), 1);
+    assert_eq!(ramp_chunk(2 * RAMP_NS, 1, 1), 0);
     assert_eq!(
         ramp_chunk(0, 1, 1),
         RAMP_GROWTH,
         "a zero reading is a fast one"
     );
     // Cheap items: the largest power of two that fits, at most RAMP_GROWTH times the chunk.
-    assert_eq!(ramp_chunk(RAMP_TICKS, 100, 8), 64);
-    assert_eq!(ramp_chunk(RAMP_TICKS, 100, 2), 2 * RAMP_GROWTH);
+    assert_eq!(ramp_chunk(RAMP_NS, 100, 8), 64);
+    assert_eq!(ramp_chunk(RAMP_NS, 100, 2), 2 * RAMP_GROWTH);
     assert_eq!(
         ramp_chunk(1, usize::MAX, usize::MAX),
         1 << (usize::BITS - 1)
@@ -170,12 +171,12 @@ fn chunks_double_pause_and_resume() {
     let mut p = Pacer { chunk: 4, ..p };
     // A slow span pauses the growth once the chunk is long; the next fast one resumes it.
     // The chunk's share of a span of TIMED_CHUNK items is n / TIMED_CHUNK of its time.
-    let slow_span = |p: &mut Pacer, chunk_ticks: u64, n: usize| {
+    let slow_span = |p: &mut Pacer, chunk_ns: u64, n: usize| {
         p.since_mark = TIMED_CHUNK - n;
-        p.mark = ticks().wrapping_sub(chunk_ticks * (TIMED_CHUNK / n) as u64);
+        p.mark = ticks().wrapping_sub(ticks_in(chunk_ns * (TIMED_CHUNK / n) as u64));
         p.record(n, usize::MAX);
     };
-    slow_span(&mut p, LONG_CHUNK_TICKS * 2, 4);
+    slow_span(&mut p, LONG_CHUNK_NS * 2, 4);
     assert_eq!(p.chunk, 4);
     assert!(p.settled);
     // Settled, with the early wake decided, the pacer reads the clock only every
@@ -198,32 +199,29 @@ fn chunks_double_pause_and_resume() {
     assert!(!p.settled);
     p.record(3, usize::MAX);
     assert_eq!(p.chunk, 4 * RAMP_GROWTH);
-    // Over SETTLED_TICKS but short of LONG_CHUNK_TICKS: a chunk of few items keeps
+    // Over SETTLED_NS but short of LONG_CHUNK_NS: a chunk of few items keeps
     // doubling (its end costs more than its bookkeeping), one of many items pauses. The
     // clock runs on between the two readings, making the chunk look longer: a thread
     // held up for most of a millisecond there would see a long chunk, hence the retries.
-    const { assert!(SETTLED_TICKS * 2 < LONG_CHUNK_TICKS / 2) };
+    const { assert!(SETTLED_NS * 2 < LONG_CHUNK_NS / 2) };
     let doubled = (0..5).any(|_| {
         let mut q = Pacer { chunk: 8, ..p };
-        slow_span(&mut q, SETTLED_TICKS * 2, 8);
+        slow_span(&mut q, SETTLED_NS * 2, 8);
         q.chunk == 16
     });
-    assert!(
-        doubled,
-        "a chunk of 8 items short of LONG_CHUNK_TICKS paused"
-    );
+    assert!(doubled, "a chunk of 8 items short of LONG_CHUNK_NS paused");
     let mut q = Pacer {
         chunk: SETTLED_MIN_ITEMS,
         ..p
     };
-    slow_span(&mut q, SETTLED_TICKS * 2, SETTLED_MIN_ITEMS);
+    slow_span(&mut q, SETTLED_NS * 2, SETTLED_MIN_ITEMS);
     assert_eq!(q.chunk, SETTLED_MIN_ITEMS);
 }
 
 #[test]
 fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
-    // A reading of a span of ITEMS items over SPAN ticks (one tick an item, whatever the
-    // clock adds while the test runs is small against SPAN), `age` ticks after the drive
+    // A reading of a span of ITEMS items over SPAN ns (one nanosecond an item, whatever the
+    // clock adds while the test runs is small against SPAN), `age` ns after the drive
     // began, with `left` items to go.
     const ITEMS: usize = 100_000;
     const SPAN: u64 = ITEMS as u64;
@@ -233,45 +231,42 @@ fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
         let mut p = Pacer::new(1, usize::MAX);
         p.start_loop();
         let now = ticks();
-        p.began = now.wrapping_sub(age).max(1);
-        p.mark = now.wrapping_sub(SPAN);
+        p.began = now.wrapping_sub(ticks_in(age)).max(1);
+        p.mark = now.wrapping_sub(ticks_in(SPAN));
         p.since_mark = ITEMS - 1;
         p.wake_seen = true;
         p.record(1, left as usize);
         (p.wake_pending, p.long)
     };
-    // Short of the early wake's EARLY_WAKE_TICKS of work left, but a split's worth.
-    const { assert!(2 * MIN_SPLIT_TICKS < EARLY_WAKE_TICKS) };
-    assert_eq!(reading(2 * HEARTBEAT_TICKS, 2 * MIN_SPLIT_TICKS), (1, true));
+    // Short of the early wake's EARLY_WAKE_NS of work left, but a split's worth.
+    const { assert!(2 * MIN_SPLIT_NS < EARLY_WAKE_NS) };
+    assert_eq!(reading(2 * HEARTBEAT_NS, 2 * MIN_SPLIT_NS), (1, true));
     // Less than a split's worth left: no wake.
-    assert_eq!(
-        reading(2 * HEARTBEAT_TICKS, MIN_SPLIT_TICKS / 2),
-        (0, false)
-    );
+    assert_eq!(reading(2 * HEARTBEAT_NS, MIN_SPLIT_NS / 2), (0, false));
     // Not yet a heartbeat into the drive (retried: a thread held up between the two clock
     // readings would see the drive older than it is).
-    assert!((0..5).any(|_| reading(0, 2 * MIN_SPLIT_TICKS) == (0, false)));
+    assert!((0..5).any(|_| reading(0, 2 * MIN_SPLIT_NS) == (0, false)));
     // Long work left wakes by the early-wake rule, however young the drive.
-    assert!(reading(0, 4 * EARLY_WAKE_TICKS).0 >= 1);
+    assert!(reading(0, 4 * EARLY_WAKE_NS).0 >= 1);
 }
 
 #[test]
 fn a_lone_reading_wakes_nobody() {
-    // Readings of TIMED_CHUNK items (always a reading) that took EARLY_WAKE_SPAN_TICKS
+    // Readings of TIMED_CHUNK items (always a reading) that took EARLY_WAKE_SPAN_NS
     // (as a thread held up by an interrupt measures them), or next to nothing, with enough
-    // items left for twice EARLY_WAKE_TICKS of work at the slow rate.
-    let left = TIMED_CHUNK * (2 * EARLY_WAKE_TICKS / EARLY_WAKE_SPAN_TICKS) as usize;
-    let span = |p: &mut Pacer, ticks_ago: u64| {
+    // items left for twice EARLY_WAKE_NS of work at the slow rate.
+    let left = TIMED_CHUNK * (2 * EARLY_WAKE_NS / EARLY_WAKE_SPAN_NS) as usize;
+    let span = |p: &mut Pacer, ns_ago: u64| {
         p.since_mark = TIMED_CHUNK - 1;
         let now = ticks();
-        p.mark = now.wrapping_sub(ticks_ago);
+        p.mark = now.wrapping_sub(ticks_in(ns_ago));
         // A drive just begun: the heartbeat's rule (a wake once the drive is a heartbeat
         // period old) stays out of it however slowly the test runs (ThreadSanitizer).
         p.began = now;
         p.record(1, left);
         assert_eq!(p.chunks_since_mark, 0, "a reading");
     };
-    let slow = |p: &mut Pacer| span(p, EARLY_WAKE_SPAN_TICKS);
+    let slow = |p: &mut Pacer| span(p, EARLY_WAKE_SPAN_NS);
     let fast = |p: &mut Pacer| span(p, 0);
     let mut p = Pacer::new(1, usize::MAX);
     p.start_loop();
@@ -297,7 +292,7 @@ fn an_awake_thief_makes_a_loop_hot() {
         let now = p.began + 1_000;
         p.note_thief(now, items as u64, items, left as usize, streak, || thief)
     };
-    let enough = 2 * ASKED_SPLIT_TICKS;
+    let enough = 2 * ASKED_SPLIT_NS;
     let fresh = || {
         let mut p = Pacer::new(1, usize::MAX);
         p.start_loop();
@@ -314,7 +309,7 @@ fn an_awake_thief_makes_a_loop_hot() {
     assert!(!note(
         &mut p,
         HOT_SPAN_ITEMS,
-        ASKED_SPLIT_TICKS / 2,
+        ASKED_SPLIT_NS / 2,
         &none,
         true
     ));
@@ -326,13 +321,13 @@ fn an_awake_thief_makes_a_loop_hot() {
         true
     ));
     assert!(!p.hot && !p.offer);
-    // Hot loops split on an awake thread's request down to ASKED_SPLIT_TICKS of work
-    // left, without waiting for PROVEN_TICKS; others only past MIN_SPLIT_TICKS.
+    // Hot loops split on an awake thread's request down to ASKED_SPLIT_NS of work
+    // left, without waiting for PROVEN_NS; others only past MIN_SPLIT_NS.
     p.rate = (1, 1);
-    assert!(!p.worth_splitting(ASKED_SPLIT_TICKS as usize));
+    assert!(!p.worth_splitting(ASKED_SPLIT_NS as usize));
     p.hot = true;
-    assert!(p.worth_asked_split(ASKED_SPLIT_TICKS as usize));
-    assert!(!p.worth_asked_split(ASKED_SPLIT_TICKS as usize / 2));
+    assert!(p.worth_asked_split(ASKED_SPLIT_NS as usize));
+    assert!(!p.worth_asked_split(ASKED_SPLIT_NS as usize / 2));
     // And they enter the pool at once.
     assert!(p.should_enter());
 }
@@ -340,9 +335,10 @@ fn an_awake_thief_makes_a_loop_hot() {
 #[test]
 fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
     let streak = Cell::new((0, 0));
-    let enough = 2 * ASKED_SPLIT_TICKS;
-    // A drive that began at `began`, read at began + 1,000 with `enough` ticks of work left
-    // (estimated end: began + 1,000 + enough), and no thief awake: whether it wakes one.
+    let enough = 2 * ASKED_SPLIT_NS;
+    // A drive that began at `began`, read at began + 1,000 ticks with `enough` ns of work
+    // left (estimated end: began + 1,000 + ticks_in(enough)), and no thief awake: whether it
+    // wakes one.
     let drive = |began: u64| {
         let mut p = Pacer::new(1, usize::MAX);
         p.began = began;
@@ -357,19 +353,20 @@ fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
     let t = 1_000_000;
     // The first drive has nothing to follow.
     assert!(!drive(t));
-    let end = t + 1_000 + enough;
+    let end = t + 1_000 + ticks_in(enough);
+    let gap = ticks_in(STREAK_GAP_NS);
     // One that begins right after the last one's end continues a loop: wake.
-    assert!(drive(end + STREAK_GAP_TICKS / 2));
+    assert!(drive(end + gap / 2));
     // One that begins long after it does not.
-    let end = end + STREAK_GAP_TICKS / 2 + 1_000 + enough;
-    assert!(!drive(end + 2 * STREAK_GAP_TICKS));
-    // A drive with less than LOOP_WAKE_TICKS of work left does not, even in a loop.
+    let end = end + gap / 2 + 1_000 + ticks_in(enough);
+    assert!(!drive(end + 2 * gap));
+    // A drive with less than LOOP_WAKE_NS of work left does not, even in a loop.
     let mut p = Pacer::new(1, usize::MAX);
     let (_, last_end) = streak.get();
     p.began = last_end + 1;
     let items = HOT_SPAN_ITEMS;
-    let left = (ASKED_SPLIT_TICKS + LOOP_WAKE_TICKS) / 2;
-    const { assert!(ASKED_SPLIT_TICKS < LOOP_WAKE_TICKS) };
+    let left = (ASKED_SPLIT_NS + LOOP_WAKE_NS) / 2;
+    const { assert!(ASKED_SPLIT_NS < LOOP_WAKE_NS) };
     let now = p.began + 1_000;
     assert!(!p.note_thief(now, items as u64, items, left as usize, &streak, || false));
     // Nor does a half of the same drive (inherited `began`), were it to compare again.
@@ -380,24 +377,24 @@ fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
 #[test]
 fn short_loops_stop_asking_as_before() {
     // A first reading of 1,000 items (fewer than HOT_SPAN_ITEMS: it cannot make the loop
-    // hot) that says 3/4 of MIN_SPLIT_TICKS of work are left. A loop with few items left
-    // keeps MIN_SPLIT_TICKS as its bar and folds the rest at once, as before loops could
+    // hot) that says 3/4 of MIN_SPLIT_NS of work are left. A loop with few items left
+    // keeps MIN_SPLIT_NS as its bar and folds the rest at once, as before loops could
     // turn hot (the 1,000-item sum's first reading, of one item, often says tens of
     // microseconds). One with HOT_MIN_REMAINING items left, in a loop of calls (the drive
     // begins right after the thread's last one with a split's worth for an awake thief),
     // keeps asking, on the awake thief's bar, until a reading that can make it hot.
     const ITEMS: u64 = 1_000;
     let first_reading = |left: usize| {
-        let per_item = 3 * MIN_SPLIT_TICKS / 4 / left as u64;
+        let span = 3 * MIN_SPLIT_NS / 4 * ITEMS / left as u64;
         let mut p = Pacer::new(1, usize::MAX);
         p.start_loop();
         STREAK.with(|streak| streak.set((p.began - 1, p.began)));
         p.since_mark = ITEMS as usize - 1;
-        p.mark = ticks().wrapping_sub(per_item * ITEMS);
+        p.mark = ticks().wrapping_sub(ticks_in(span));
         p.record(1, left);
         p.asking
     };
-    const { assert!(ASKED_SPLIT_TICKS < 3 * MIN_SPLIT_TICKS / 4) };
+    const { assert!(ASKED_SPLIT_NS < 3 * MIN_SPLIT_NS / 4) };
     assert!(!first_reading(37));
     assert!(first_reading(HOT_MIN_REMAINING));
     STREAK.with(|streak| streak.set((0, 0)));
@@ -416,14 +413,14 @@ fn heavy_items_split_without_a_request() {
         p.entered = entered;
         p.decide(8)
     };
-    assert_eq!(heavy(true, 2 * MIN_SPLIT_TICKS), Step::Split);
-    assert_ne!(heavy(true, MIN_SPLIT_TICKS / 4), Step::Split);
+    assert_eq!(heavy(true, 2 * MIN_SPLIT_NS), Step::Split);
+    assert_ne!(heavy(true, MIN_SPLIT_NS / 4), Step::Split);
     // Outside the pool it first enters (after the chunk under way), then splits.
-    assert_ne!(heavy(false, 2 * MIN_SPLIT_TICKS), Step::Split);
+    assert_ne!(heavy(false, 2 * MIN_SPLIT_NS), Step::Split);
     // One item is no split.
     let mut p = Pacer::new(1, usize::MAX);
     p.start_loop();
-    p.rate = (2 * MIN_SPLIT_TICKS, 1);
+    p.rate = (2 * MIN_SPLIT_NS, 1);
     p.proven = true;
     p.entered = true;
     assert_eq!(p.decide(1), Step::FoldAll);
@@ -432,7 +429,7 @@ fn heavy_items_split_without_a_request() {
     // own that confirms heavy items, it splits.
     let mut p = Pacer::new(1, usize::MAX);
     p.start_loop();
-    p.rate = (2 * MIN_SPLIT_TICKS, 1);
+    p.rate = (2 * MIN_SPLIT_NS, 1);
     p.proven = true;
     p.entered = true;
     assert_eq!(p.decide(EAGER_INHERITED_MAX), Step::Split);
@@ -477,7 +474,7 @@ fn split_points_are_aligned_when_that_keeps_leaves_long_enough() {
 fn ordered_searches_keep_a_lead_that_grows_with_the_distance_searched() {
     let mut pacer = Pacer::new(1, usize::MAX);
     // 1,000 items took the lead's time: the lead is 1,000 items, rounded up to 64.
-    pacer.rate = (SEARCH_LEAD_TICKS, 1000);
+    pacer.rate = (SEARCH_LEAD_NS, 1000);
     assert_eq!(pacer.search_split_point(1_000_000), 1024);
     // Far from the start, the lead is half the distance.
     pacer.before = 100_000;
@@ -502,9 +499,9 @@ fn ordered_searches_keep_a_lead_that_grows_with_the_distance_searched() {
 
 #[test]
 fn early_wakes_need_a_long_reading_and_long_work_left() {
-    let span = EARLY_WAKE_SPAN_TICKS;
+    let span = EARLY_WAKE_SPAN_NS;
     // One item took the whole span: the work left is that many spans.
-    let items_left = (EARLY_WAKE_TICKS / span + 1) as usize;
+    let items_left = (EARLY_WAKE_NS / span + 1) as usize;
     assert!(long_work_ahead(span, 1, items_left));
     assert!(!long_work_ahead(span, 1, items_left / 2));
     // The same rate measured over a shorter span is not trusted.
@@ -517,7 +514,7 @@ fn early_wakes_need_a_long_reading_and_long_work_left() {
 
 #[test]
 fn early_wakes_ask_one_sleeper_per_share_of_the_work_left() {
-    let share = WAKE_SHARE_TICKS;
+    let share = WAKE_SHARE_NS;
     // 1 item per share: as many wakes as items left, at least 1, at most 64.
     assert_eq!(early_wakes(share, 1, 7), 7);
     assert_eq!(early_wakes(share, 1, 0), 1);
@@ -532,15 +529,15 @@ fn early_wakes_ask_one_sleeper_per_share_of_the_work_left() {
 #[test]
 fn a_first_leaf_wakes_by_the_work_its_time_says_is_left() {
     // A leaf too short to time well wakes nobody, however many leaves follow.
-    assert_eq!(first_leaf_wakes(LEAF_SPAN_TICKS - 1, 40), 0);
+    assert_eq!(first_leaf_wakes(LEAF_SPAN_NS - 1, 40), 0);
     // Work left below the early-wake bound: nobody (one leaf of a two-leaf drive).
-    assert_eq!(first_leaf_wakes(EARLY_WAKE_TICKS - 1, 1), 0);
+    assert_eq!(first_leaf_wakes(EARLY_WAKE_NS - 1, 1), 0);
     // Just enough work left: two shares of it, two wakes.
-    assert_eq!(first_leaf_wakes(EARLY_WAKE_TICKS, 1), 2);
+    assert_eq!(first_leaf_wakes(EARLY_WAKE_NS, 1), 2);
     // 13 levels (16 threads): 8,191 more leaves of one share each is more than 64 wakes.
-    assert_eq!(first_leaf_wakes(WAKE_SHARE_TICKS, 13), 64);
+    assert_eq!(first_leaf_wakes(WAKE_SHARE_NS, 13), 64);
     // 7 more leaves of one share each: 7 wakes.
-    assert_eq!(first_leaf_wakes(WAKE_SHARE_TICKS, 3), 7);
+    assert_eq!(first_leaf_wakes(WAKE_SHARE_NS, 3), 7);
     // No overflow on absurd inputs.
     assert_eq!(first_leaf_wakes(u64::MAX, u32::MAX), 64);
 }
@@ -551,9 +548,9 @@ fn a_first_leaf_alone_wakes_nobody() {
     // leaf of the same drive on this thread, which wakes if its own time agrees (the wake
     // itself, `beat_now`, does nothing on this thread, outside any pool).
     let (drive, other) = (0x1000, 0x2000);
-    let long = MIN_SPLIT_TICKS - 1;
-    const { assert!(LEAF_SPAN_TICKS < MIN_SPLIT_TICKS) };
-    // Enough work left behind a first leaf just short of MIN_SPLIT_TICKS: 7 more leaves.
+    let long = MIN_SPLIT_NS - 1;
+    const { assert!(LEAF_SPAN_NS < MIN_SPLIT_NS) };
+    // Enough work left behind a first leaf just short of MIN_SPLIT_NS: 7 more leaves.
     assert!(first_leaf_wakes(long, 3) > 0);
     let pending = || FIRST_LEAF.with(Cell::get);
     first_leaf_timed(long, 3, drive);
@@ -564,11 +561,11 @@ fn a_first_leaf_alone_wakes_nobody() {
     // The next leaf of the drive uses it up, whatever its own verdict.
     next_leaf_timed(0, drive);
     assert_eq!(pending(), (0, 0));
-    // A first leaf too short to call for a wake leaves nothing; one of MIN_SPLIT_TICKS or
+    // A first leaf too short to call for a wake leaves nothing; one of MIN_SPLIT_NS or
     // more wakes at once (nothing outside a pool) and leaves nothing either.
-    first_leaf_timed(LEAF_SPAN_TICKS - 1, 3, drive);
+    first_leaf_timed(LEAF_SPAN_NS - 1, 3, drive);
     assert_eq!(pending(), (0, 0));
-    first_leaf_timed(MIN_SPLIT_TICKS, 3, drive);
+    first_leaf_timed(MIN_SPLIT_NS, 3, drive);
     assert_eq!(pending(), (0, 0));
     // The end of a drive forgets its own verdict only.
     first_leaf_timed(long, 3, drive);

@@ -1,41 +1,24 @@
 //! The unindexed driver: producers that split only in halves, eagerly to a depth, along each
 //! thread's spine, and where the scheduler asks; the first leaf's time may wake sleepers early.
 
-use super::policy::{early_wakes, EARLY_WAKE_TICKS, MIN_SPLIT_TICKS};
+use super::policy::early_wakes;
 use crate::iter::plumbing::{Folder, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{beat_now, share_waking, split_wanted, touch, watch};
-use crate::sync::{ticks, ticks_for};
+use crate::sync::{ns_in, ticks};
+use crate::tuning::{
+    EAGER_LEAVES_PER_THREAD, EARLY_WAKE_NS, LEAF_SPAN_NS, MIN_SPLIT_NS, SPINE_DEPTH,
+};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How many times an unindexed producer is split in halves before any fold, without being
-/// asked: log2 of the thread count plus 4, so every thread can get about 16 leaves. A fold
-/// of an unindexed producer cannot be interrupted to answer a hungry thread, so some
-/// parallel slack must exist before folding starts. (Plus 2 until 2026-11-27: with four
-/// leaves a thread, the last leaves left the threads unevenly loaded; `par_lines` and
-/// `par_chars` over 14 MB on 2 cores ran 1.1 to 1.2 times rayon's time, against 1.0 to 1.1
-/// with 16, both with [`SPINE_DEPTH`].)
+/// asked: so that every thread can get [`EAGER_LEAVES_PER_THREAD`] leaves. A fold of an
+/// unindexed producer cannot be interrupted to answer a hungry thread, so some parallel slack
+/// must exist before folding starts.
 pub(crate) fn eager_depth() -> u32 {
     let threads = crate::current_num_threads().max(1);
-    (usize::BITS - threads.leading_zeros() - 1) + 4
+    threads.ilog2() + EAGER_LEAVES_PER_THREAD.ilog2()
 }
-
-/// Splits beyond [`eager_depth`] along the spine of a thread's part of an unindexed drive:
-/// the path of first halves that the thread runs itself, from the root or from a half it
-/// stole. The spine's leaves are then 1/32 of what they would be, and its other halves
-/// grow geometrically: a thread reaches the end of a leaf, where it polls, soon after it
-/// starts. Without a spine, the first leaf of a 4.7 ms `par_lines` (1/8 of it on 2 threads)
-/// ran before anything polled, so the heartbeat could not wake the sleeping worker for
-/// 0.6 ms: 4.0 ms against rayon's 2.4 ms (2.6 ms with the spine).
-pub(super) const SPINE_DEPTH: u32 = 5;
-
-/// The least a timed first leaf of an unindexed drive must take for its estimate to count
-/// (about 200 ns at 2.5 GHz): a leaf is one fold, whose fixed cost (a folder, a few
-/// nanoseconds) is small against this, unlike the chunks of the indexed loop, which
-/// [`EARLY_WAKE_SPAN_TICKS`](super::policy::EARLY_WAKE_SPAN_TICKS) guards. Lower than that bound because the first leaf is
-/// 1/2^([`eager_depth`] + [`SPINE_DEPTH`]) of the input, 1/8192 on 16 threads: a 7 ms
-/// `par_lines` has leaves of under 1 us there.
-pub(super) const LEAF_SPAN_TICKS: u64 = ticks_for(500, 200);
 
 thread_local! {
     /// An unindexed drive's first leaf that called for an early wake ([`first_leaf_timed`]):
@@ -45,25 +28,25 @@ thread_local! {
 
 /// After the first leaf of an unindexed drive whose producer halves its items evenly (the
 /// root thread's first leaf, `levels` splits down, of the drive `drive`): wakes sleepers
-/// early, as the indexed loop does ([`EARLY_WAKE_TICKS`], [`early_wakes`]), when the leaf's
+/// early, as the indexed loop does ([`EARLY_WAKE_NS`], [`early_wakes`]), when the leaf's
 /// time, `spent`, and the next leaf's ([`next_leaf_timed`]; its sibling, as long, unless
 /// stolen) both say long work is left. Without this, only the heartbeat woke workers during
 /// an unindexed drive, one per beat. Two readings, as in the indexed loop (`Pacer::record`):
 /// a first leaf of 100 ns that an interrupt held up for microseconds looks like milliseconds
 /// of work, and alone it woke the pool for a drive of a few microseconds. A first leaf of
-/// [`MIN_SPLIT_TICKS`] or more wakes at once, as before: no interrupt makes such a leaf out
+/// [`MIN_SPLIT_NS`] or more wakes at once, as before: no interrupt makes such a leaf out
 /// of a short one, and waiting for a second leaf of heavy items (`par_lines` over 8 lines of
 /// 0.8 ms) made the call 4.0 ms instead of 3.3 to 3.4 in most runs.
 #[cold]
 pub(super) fn first_leaf_timed(spent: u64, levels: u32, drive: usize) {
     let wakes = first_leaf_wakes(spent, levels);
-    let pending = if wakes > 0 && spent < MIN_SPLIT_TICKS {
+    let pending = if wakes > 0 && spent < MIN_SPLIT_NS {
         (drive, levels)
     } else {
         (0, 0)
     };
     FIRST_LEAF.with(|first| first.set(pending));
-    if wakes > 0 && spent >= MIN_SPLIT_TICKS {
+    if wakes > 0 && spent >= MIN_SPLIT_NS {
         beat_now(wakes);
     }
 }
@@ -105,8 +88,7 @@ pub(super) fn first_leaf_wakes(spent: u64, levels: u32) -> u32 {
     // Leaves of the same size make up the rest of the drive; more than 2^40 is as good as
     // infinite.
     let remaining = (1usize << levels.min(40)) - 1;
-    if spent >= LEAF_SPAN_TICKS
-        && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_TICKS)
+    if spent >= LEAF_SPAN_NS && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_NS)
     {
         early_wakes(spent, 1, remaining)
     } else {
@@ -117,7 +99,7 @@ pub(super) fn first_leaf_wakes(spent: u64, levels: u32) -> u32 {
 /// The root of an unindexed drive: as [`drive_unindexed`], but its first split is watched
 /// (`scheduler::watch`) rather than joined. The half this thread drives first runs while the
 /// other is published for the watchman, which hands it to the pool once this thread has gone
-/// `RESCUE_TICKS` without finishing a leaf of the drive (each leaf's end moves the watch's
+/// `RESCUE_NS` without finishing a leaf of the drive (each leaf's end moves the watch's
 /// clock: `scheduler::touch`), with a worker idle or asleep. Nothing polls inside a user's item,
 /// and the halves split off above a leaf are join frames that only this thread can promote:
 /// without the watch, the first item of a few heavy ones (`par_bridge` or `par_lines` over
@@ -278,7 +260,7 @@ where
     let start = ticks();
     let folder = producer.fold_with(consumer.into_folder());
     let end = ticks();
-    let spent = end.wrapping_sub(start);
+    let spent = ns_in(end.wrapping_sub(start));
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
     // need not hand the rest out yet.
     let drive = drive_token(share);
@@ -288,7 +270,7 @@ where
     } else {
         next_leaf_timed(spent, drive);
     }
-    if spent >= MIN_SPLIT_TICKS {
+    if spent >= MIN_SPLIT_NS {
         share.store(true, Ordering::Relaxed);
         share_waking();
     }
