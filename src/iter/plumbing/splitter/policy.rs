@@ -460,14 +460,19 @@ impl Pacer {
             };
         if read {
             let now = ticks();
-            let spent = ns_in(now.wrapping_sub(self.mark));
+            let span = now.wrapping_sub(self.mark);
+            let spent = ns_in(span);
             let items = self.since_mark;
             self.rate = (spent, items);
             self.mark = now;
             self.since_mark = 0;
             self.chunks_since_mark = 0;
-            if ns_in(now.wrapping_sub(self.loop_start)) >= PROVEN_NS {
-                self.proven = true;
+            if !self.proven {
+                // The loop's first reading spans the whole loop: no second conversion (each
+                // is a multiplication on the path of short loops).
+                let age = now.wrapping_sub(self.loop_start);
+                let age = if age == span { spent } else { ns_in(age) };
+                self.proven = age >= PROVEN_NS;
             }
             // An early wake needs two readings in a row that call for one. A reading also
             // times whatever held the thread up meanwhile (an interrupt, the hypervisor
@@ -487,9 +492,9 @@ impl Pacer {
                 // 2-core VM (~80 us alone), entered after ~14 us, the first beat came ~65 us
                 // in and the second thread started at ~90 us of a ~110 us call; rayon's
                 // starts at ~22 us.
-                let beat = ns_in(now.wrapping_sub(self.began)) >= HEARTBEAT_NS
-                    && (remaining as u128) * u128::from(spent)
-                        >= u128::from(MIN_SPLIT_NS) * (items as u128);
+                let beat = (remaining as u128) * u128::from(spent)
+                    >= u128::from(MIN_SPLIT_NS) * (items as u128)
+                    && ns_in(now.wrapping_sub(self.began)) >= HEARTBEAT_NS;
                 if self.wake_seen && ahead {
                     // Long work ahead, on an estimate to trust: enter the scheduler (the loop
                     // does once proven) and wake sleepers (the next `decide`).
