@@ -1,11 +1,11 @@
 //! The cheap clock: [`ticks`] for readings, [`ns_in`] and [`ticks_in`] to turn a span of
-//! ticks into nanoseconds and back, at a rate measured once per process.
+//! ticks into nanoseconds and back, at a rate measured once per process ([`Rate`]).
 //!
 //! Readings are ticks of a counter that costs a few nanoseconds to read: the time-stamp
 //! counter on x86-64 (`rdtsc`), the virtual counter on aarch64 (`cntvct_el0`), and
 //! nanoseconds from `Instant` elsewhere (and under Miri and loom). A reading is only ever
 //! compared with another reading of the same clock; durations and thresholds are nanoseconds
-//! (`crate::tuning`), converted with the rate.
+//! (`crate::tuning`), converted at the rate.
 //!
 //! The rate:
 //! - aarch64 states it (`cntfrq_el0`): read at the first conversion.
@@ -14,14 +14,15 @@
 //!   millisecond or more of the process's life. The two readings are taken by pool workers
 //!   on their way to sleep ([`calibrate`]), never on the path of a parallel call, so that
 //!   calibrating adds nothing to the first call's latency. Until then (a process whose
-//!   workers have not slept twice a millisecond apart), the rate is assumed to be 2.5 GHz:
-//!   within a factor 2.5 of every current part, and what the thresholds were tuned with.
+//!   workers have not gone to sleep twice a millisecond apart), the rate is assumed to be
+//!   2.5 GHz: within a factor 2.5 of every current part, and what the thresholds were first
+//!   tuned with.
 //! - elsewhere a tick is a nanosecond.
 //!
 //! The rate is kept as two 32.32 fixed-point factors, one for each direction, so that a
 //! conversion is a load, a multiplication and a shift. It changes at most once, from the
-//! assumed rate to the measured one; a span converted across that change is off by their
-//! ratio, once.
+//! assumed rate to the measured one ([`measured`] says which); a span converted across that
+//! change is off by their ratio, once.
 
 #[cfg(all(
     any(target_arch = "x86_64", target_arch = "aarch64"),
@@ -30,7 +31,7 @@
 ))]
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Reads the clock, in ticks: a reading for [`ns_in`] of its difference with another one.
+/// Reads the clock, in ticks: compare it only with other readings (see the module docs).
 /// About 7 to 15 ns with `rdtsc` on the machines measured, 20 to 40 ns with `Instant`.
 #[inline]
 pub(crate) fn ticks() -> u64 {
@@ -46,10 +47,14 @@ pub(crate) fn ticks() -> u64 {
     {
         let count: u64;
         // SAFETY: reading CNTVCT_EL0 has no preconditions at EL0 on the operating systems
-        // Rust targets on aarch64 (Linux, macOS, Windows and the BSDs enable it; it is what
-        // their own clocks read); it touches no memory and no flags.
+        // Rust targets on aarch64 (Linux, macOS, Windows and the BSDs allow it; their own
+        // clocks read it); it touches no memory and no flags.
         unsafe {
-            core::arch::asm!("mrs {}, cntvct_el0", out(reg) count, options(nomem, nostack, preserves_flags));
+            core::arch::asm!(
+                "mrs {}, cntvct_el0",
+                out(reg) count,
+                options(nomem, nostack, preserves_flags)
+            );
         }
         count
     }
@@ -63,16 +68,9 @@ pub(crate) fn ticks() -> u64 {
     }
 }
 
-/// Nanoseconds since the first call (the clock of platforms without a cheap counter, and of
-/// calibration).
-#[cfg(any(
-    all(target_arch = "x86_64", not(miri), not(loom)),
-    not(all(
-        any(target_arch = "x86_64", target_arch = "aarch64"),
-        not(miri),
-        not(loom)
-    ))
-))]
+/// Nanoseconds since the first call: the clock of platforms without a cheap counter, and what
+/// the TSC is calibrated against.
+#[cfg(not(all(target_arch = "aarch64", not(miri), not(loom))))]
 fn nanos_since_start() -> u64 {
     use std::sync::OnceLock;
     use std::time::Instant;
@@ -81,11 +79,22 @@ fn nanos_since_start() -> u64 {
 }
 
 /// One in 32.32 fixed point.
-#[cfg(all(target_arch = "aarch64", not(miri), not(loom)))]
+#[cfg(any(test, not(all(target_arch = "x86_64", not(miri), not(loom)))))]
 const ONE: u64 = 1 << 32;
 
-/// The rate of a counter of `hz` ticks a second, as the pair of factors ([`ns_in`],
-/// [`ticks_in`]) in 32.32 fixed point.
+/// `value` times a 32.32 factor, saturating.
+#[inline]
+const fn scale(value: u64, factor: u64) -> u64 {
+    let product = (value as u128 * factor as u128) >> 32;
+    if product > u64::MAX as u128 {
+        u64::MAX
+    } else {
+        product as u64
+    }
+}
+
+/// The rate of a counter of `hz` ticks a second, as the factors of [`ns_in`] and
+/// [`ticks_in`] (nanoseconds per tick, ticks per nanosecond) in 32.32 fixed point.
 #[cfg(any(
     test,
     all(
@@ -96,16 +105,17 @@ const ONE: u64 = 1 << 32;
 ))]
 const fn factors(hz: u64) -> (u64, u64) {
     let ns_per_tick = ((1_000_000_000u128 << 32) / hz as u128) as u64;
-    let ticks_per_ns = (((hz as u128) << 32) / 1_000_000_000) as u64;
-    (ns_per_tick, ticks_per_ns)
+    let ticks_per_ns = ((hz as u128) << 32) / 1_000_000_000;
+    (ns_per_tick, ticks_per_ns as u64)
 }
 
 /// The TSC rate assumed until one is measured (see the module docs).
 #[cfg(any(test, all(target_arch = "x86_64", not(miri), not(loom))))]
 const ASSUMED_TSC_HZ: u64 = 2_500_000_000;
 
-/// Nanoseconds per tick and ticks per nanosecond, 32.32 fixed point. 0 on aarch64 until the
-/// first conversion reads the counter's frequency.
+/// Nanoseconds per tick and ticks per nanosecond, 32.32 fixed point: on x86-64 the assumed
+/// rate until [`calibrate`] measures it; on aarch64 0 until the first conversion reads the
+/// counter's frequency.
 #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
 static NS_PER_TICK: AtomicU64 = AtomicU64::new(factors(ASSUMED_TSC_HZ).0);
 #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
@@ -115,21 +125,8 @@ static NS_PER_TICK: AtomicU64 = AtomicU64::new(0);
 #[cfg(all(target_arch = "aarch64", not(miri), not(loom)))]
 static TICKS_PER_NS: AtomicU64 = AtomicU64::new(0);
 
-/// `value` times a 32.32 factor, saturating.
-#[cfg(any(
-    test,
-    all(
-        any(target_arch = "x86_64", target_arch = "aarch64"),
-        not(miri),
-        not(loom)
-    )
-))]
-#[inline]
-fn scale(value: u64, factor: u64) -> u64 {
-    u64::try_from((u128::from(value) * u128::from(factor)) >> 32).unwrap_or(u64::MAX)
-}
-
-/// The 32.32 factor in `slot`, on aarch64 set from the counter's frequency on first use.
+/// The 32.32 factor in `slot` (one of the two above); on aarch64 set from the counter's
+/// frequency on first use.
 #[cfg(all(
     any(target_arch = "x86_64", target_arch = "aarch64"),
     not(miri),
@@ -150,11 +147,15 @@ fn factor(slot: &AtomicU64) -> u64 {
 #[cold]
 fn read_counter_frequency(slot: &AtomicU64) -> u64 {
     let hz: u64;
-    // SAFETY: as for CNTVCT_EL0 in `ticks`: readable at EL0, no memory, no flags.
+    // SAFETY: as for CNTVCT_EL0 in `ticks`: readable at EL0, touches no memory and no flags.
     unsafe {
-        core::arch::asm!("mrs {}, cntfrq_el0", out(reg) hz, options(nomem, nostack, preserves_flags));
+        core::arch::asm!(
+            "mrs {}, cntfrq_el0",
+            out(reg) hz,
+            options(nomem, nostack, preserves_flags)
+        );
     }
-    // A counter that states no frequency is taken to count nanoseconds (it is then at least
+    // A counter that states no frequency is taken to count nanoseconds (then it is at least
     // not off by the factor of 40 between the common 24 MHz and 1 GHz counters).
     let (ns_per_tick, ticks_per_ns) = if hz == 0 { (ONE, ONE) } else { factors(hz) };
     NS_PER_TICK.store(ns_per_tick, Ordering::Relaxed);
@@ -163,6 +164,49 @@ fn read_counter_frequency(slot: &AtomicU64) -> u64 {
         ns_per_tick
     } else {
         ticks_per_ns
+    }
+}
+
+/// The clock's rate at one moment, to convert thresholds with: [`Rate::ticks`] is a
+/// multiplication, without the load that [`ticks_in`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rate {
+    /// Ticks per nanosecond, 32.32 fixed point.
+    ticks_per_ns: u64,
+}
+
+impl Rate {
+    /// The rate of a clock that counts nanoseconds.
+    #[cfg(test)]
+    pub(crate) const NANOS: Rate = Rate { ticks_per_ns: ONE };
+
+    /// Ticks in a span of `ns` nanoseconds.
+    #[inline]
+    pub(crate) const fn ticks(self, ns: u64) -> u64 {
+        scale(ns, self.ticks_per_ns)
+    }
+}
+
+/// The clock's rate now (see the module docs).
+#[inline]
+pub(crate) fn rate() -> Rate {
+    #[cfg(all(
+        any(target_arch = "x86_64", target_arch = "aarch64"),
+        not(miri),
+        not(loom)
+    ))]
+    {
+        Rate {
+            ticks_per_ns: factor(&TICKS_PER_NS),
+        }
+    }
+    #[cfg(not(all(
+        any(target_arch = "x86_64", target_arch = "aarch64"),
+        not(miri),
+        not(loom)
+    )))]
+    {
+        Rate { ticks_per_ns: ONE }
     }
 }
 
@@ -187,29 +231,15 @@ pub(crate) fn ns_in(ticks: u64) -> u64 {
     }
 }
 
-/// Ticks in a span of `ns` nanoseconds: to add to a reading for a deadline.
+/// Ticks in a span of `ns` nanoseconds: to add to a reading for a deadline, or to compare a
+/// span of ticks with a threshold.
 #[inline]
 pub(crate) fn ticks_in(ns: u64) -> u64 {
-    #[cfg(all(
-        any(target_arch = "x86_64", target_arch = "aarch64"),
-        not(miri),
-        not(loom)
-    ))]
-    {
-        scale(ns, factor(&TICKS_PER_NS))
-    }
-    #[cfg(not(all(
-        any(target_arch = "x86_64", target_arch = "aarch64"),
-        not(miri),
-        not(loom)
-    )))]
-    {
-        ns
-    }
+    rate().ticks(ns)
 }
 
 /// A reading of the counter and of `Instant` (as nanoseconds since the clock's start), taken
-/// together: the counter's reading is the middle of two around the `Instant` one.
+/// together.
 #[cfg(any(test, all(target_arch = "x86_64", not(miri), not(loom))))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pair {
@@ -217,11 +247,11 @@ struct Pair {
     ns: u64,
 }
 
-/// The counter rate between two [`Pair`]s, as the factors of [`ns_in`] and [`ticks_in`]:
+/// The counter's rate between two [`Pair`]s, as the factors of [`ns_in`] and [`ticks_in`]:
 /// `None` when the span is too short to measure it to about 1% (under a millisecond, or
 /// under a million ticks), or the readings go backwards.
 #[cfg(any(test, all(target_arch = "x86_64", not(miri), not(loom))))]
-fn measured(first: Pair, second: Pair) -> Option<(u64, u64)> {
+fn rate_between(first: Pair, second: Pair) -> Option<(u64, u64)> {
     let ticks = second.ticks.checked_sub(first.ticks)?;
     let ns = second.ns.checked_sub(first.ns)?;
     if ns < 1_000_000 || ticks < 1_000_000 {
@@ -232,8 +262,9 @@ fn measured(first: Pair, second: Pair) -> Option<(u64, u64)> {
     Some((ns_per_tick, ticks_per_ns))
 }
 
-/// Takes a [`Pair`], or `None` if the thread was held up while it read (the counter's two
-/// readings around `Instant`'s lie more than `bracket` ticks apart).
+/// Takes a [`Pair`] (the counter's reading is the middle of two around `Instant`'s), or
+/// `None` if the thread was held up while it read: the two lie more than `bracket` ticks
+/// apart.
 #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
 fn pair(bracket: u64) -> Option<Pair> {
     let before = ticks();
@@ -246,20 +277,22 @@ fn pair(bracket: u64) -> Option<Pair> {
     })
 }
 
-/// Calibration state: the first pair (`ticks` 0: none yet; `ns` `u64::MAX`: done).
+/// The first [`Pair`] of the calibration (`ticks` 0: none yet).
 #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
 static FIRST: std::sync::Mutex<Pair> = std::sync::Mutex::new(Pair { ticks: 0, ns: 0 });
+
+/// Whether the rate has been measured (see [`measured`]).
 #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
-static CALIBRATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static MEASURED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Measures the counter's rate, in steps, for a caller about to wait anyway (a pool worker
-/// about to sleep): the first call takes a reading of the counter and `Instant`, a call a
+/// about to sleep): the first call takes a reading of the counter and of `Instant`, a call a
 /// millisecond or more later another, and sets the rate from the two. Afterwards one
 /// relaxed load. Does nothing where the rate is known.
 #[inline]
 pub(crate) fn calibrate() {
     #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
-    if !CALIBRATED.load(Ordering::Relaxed) {
+    if !MEASURED.load(Ordering::Relaxed) {
         calibrate_step();
     }
 }
@@ -280,24 +313,25 @@ fn calibrate_step() {
         *first = now;
         return;
     }
-    if let Some((ns_per_tick, ticks_per_ns)) = measured(*first, now) {
+    if let Some((ns_per_tick, ticks_per_ns)) = rate_between(*first, now) {
         NS_PER_TICK.store(ns_per_tick, Ordering::Relaxed);
         TICKS_PER_NS.store(ticks_per_ns, Ordering::Relaxed);
-        CALIBRATED.store(true, Ordering::Relaxed);
+        // Release: whoever sees the flag sees the rate (`measured`).
+        MEASURED.store(true, Ordering::Release);
     }
 }
 
-/// Whether the rate in use was measured or stated by the hardware (true where ticks are
-/// nanoseconds), rather than assumed.
-#[cfg(test)]
-pub(crate) fn calibrated() -> bool {
+/// Whether the rate has been measured: false until then where it is measured (x86-64), and
+/// false where it needs no measuring. Once true, [`rate`] returns the measured rate.
+#[inline]
+pub(crate) fn measured() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
     {
-        CALIBRATED.load(Ordering::Relaxed)
+        MEASURED.load(Ordering::Acquire)
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
     {
-        true
+        false
     }
 }
 
@@ -306,13 +340,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn conversions_round_trip_at_the_assumed_rate() {
+    fn conversions_at_the_assumed_rate() {
         let (ns_per_tick, ticks_per_ns) = factors(ASSUMED_TSC_HZ);
         // 2.5 GHz: 0.4 ns a tick, 2.5 ticks a nanosecond.
         assert_eq!(scale(2_500, ns_per_tick), 999);
         assert_eq!(scale(1_000, ticks_per_ns), 2_500);
         assert_eq!(scale(u64::MAX, ticks_per_ns), u64::MAX, "saturates");
         assert_eq!(scale(0, ns_per_tick), 0);
+        assert_eq!(Rate::NANOS.ticks(12_345), 12_345);
     }
 
     #[test]
@@ -320,14 +355,14 @@ mod tests {
         let at = |ticks, ns| Pair { ticks, ns };
         // 3 GHz over 2 ms.
         let (ns_per_tick, ticks_per_ns) =
-            measured(at(1_000, 5_000), at(6_001_000, 2_005_000)).unwrap();
+            rate_between(at(1_000, 5_000), at(6_001_000, 2_005_000)).unwrap();
         assert_eq!(scale(3_000_000, ns_per_tick), 999_999);
         assert_eq!(scale(1_000_000, ticks_per_ns), 3_000_000);
         // Too short a span, or readings that go backwards: nothing.
-        assert_eq!(measured(at(0, 0), at(2_000_000, 999_999)), None);
-        assert_eq!(measured(at(0, 0), at(999_999, 2_000_000)), None);
-        assert_eq!(measured(at(5, 5), at(4, 2_000_000)), None);
-        assert_eq!(measured(at(5, 2_000_000), at(4_000_000, 5)), None);
+        assert_eq!(rate_between(at(0, 0), at(2_000_000, 999_999)), None);
+        assert_eq!(rate_between(at(0, 0), at(999_999, 2_000_000)), None);
+        assert_eq!(rate_between(at(5, 5), at(4, 2_000_000)), None);
+        assert_eq!(rate_between(at(5, 2_000_000), at(4_000_000, 5)), None);
     }
 
     #[test]
@@ -344,24 +379,27 @@ mod tests {
 
     #[test]
     fn workers_on_their_way_to_sleep_measure_the_rate() {
-        // Workers calibrate as they go to sleep: two rounds of work a few milliseconds apart
-        // give them two chances. A test never asserts a time: this checks only that the
-        // measurement happens, within a bounded number of rounds, and that the rate it finds
-        // makes 10 ms of `Instant` read as 10 ms give or take a quarter (between the two
-        // readings the thread may be preempted; the calibration itself is good to ~1%).
+        // Workers calibrate as they go to sleep: rounds of work a few milliseconds apart give
+        // them the chances. A test never asserts a time: this checks that the measurement
+        // happens within a bounded number of rounds, and that the rate it finds makes 10 ms
+        // of `Instant` read as 10 ms give or take a quarter (the thread may be preempted
+        // between its readings; the calibration itself is good to ~1%).
+        if cfg!(not(all(target_arch = "x86_64", not(miri), not(loom)))) {
+            return;
+        }
         let pool = crate::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
             .unwrap();
         for _ in 0..200 {
-            if calibrated() {
+            if measured() {
                 break;
             }
             pool.install(|| crate::join(|| (), || ()));
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
         assert!(
-            calibrated(),
+            measured(),
             "no worker measured the clock's rate in 200 rounds"
         );
         let best = (0..5)

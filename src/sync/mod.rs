@@ -14,7 +14,7 @@ mod sync_ptr;
 
 pub(crate) use address_space::{default_thread_stack, room_for_thread};
 pub(crate) use cell::UnsafeCell;
-pub(crate) use clock::{calibrate, ns_in, ticks, ticks_in};
+pub(crate) use clock::{calibrate, measured, ns_in, rate, ticks, ticks_in, Rate};
 pub(crate) use memory::advise_fill;
 pub use sync_ptr::SyncPtr;
 

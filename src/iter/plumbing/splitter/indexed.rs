@@ -1,5 +1,10 @@
-//! The indexed driver: the chunk loop that peels chunks off a producer as the pacer
+//! The indexed driver: one chunk loop that peels chunks off a producer as the pacer
 //! (`policy.rs`) decides, and the splits it asks for.
+//!
+//! The loop ([`chunk_loop`]) serves three kinds of consumer through [`Chunks`]: most take
+//! their chunks off the front and join each chunk's result to the ones before ([`Front`]);
+//! a consumer that folds from the back takes them off the back ([`Back`]); one whose folder
+//! continues folds every chunk into one open folder ([`Continuing`]).
 
 use super::policy::{split_point, Pacer, Step};
 use crate::iter::plumbing::{Consumer, Folder, Producer, Reducer};
@@ -9,7 +14,7 @@ use crate::scheduler::{join, may_watch, watch};
 /// whether the folder ended up full: then the items after these are useless too, as they
 /// would be to one sequential fold (`find_first` found its match, `while_some` met a `None`).
 #[inline]
-pub(super) fn fold_leaf<P, C>(
+fn fold_leaf<P, C>(
     producer: P,
     consumer: C,
     n: usize,
@@ -26,26 +31,195 @@ where
     (folder.complete(), full)
 }
 
-/// Joins `acc` (the results so far, with the reducer that joins them to what follows) and
-/// `result` (what follows).
+/// Joins the result of the chunks folded so far (`done`, with the reducer that joins it to
+/// what follows) and `rest`, the result of the items after them, or before them for a loop
+/// that takes its chunks off the back (`back`).
 #[inline]
-pub(super) fn finish<R, Red: Reducer<R>>(acc: Option<(R, Red)>, result: R) -> R {
-    match acc {
-        None => result,
-        Some((left, reducer)) => reducer.reduce(left, result),
+fn finish<R, Red: Reducer<R>>(done: Option<(R, Red)>, rest: R, back: bool) -> R {
+    match done {
+        None => rest,
+        Some((done, reducer)) if back => reducer.reduce(rest, done),
+        Some((done, reducer)) => reducer.reduce(done, rest),
+    }
+}
+
+/// How a chunk loop takes its chunks and keeps what it has folded.
+trait Chunks<P: Producer, C: Consumer<P::Item>> {
+    /// What the loop keeps of the chunks it has folded, with the reducer that joins it to the
+    /// items left.
+    type Kept;
+
+    /// Whether chunks come off the back of the items left (and the items left lie before
+    /// what is kept).
+    const FROM_BACK: bool;
+
+    /// Folds a chunk of `n` items, with `remaining` items left after it, into what was kept;
+    /// `reducer` joins the chunk's side to the items left. Also returns whether the items
+    /// left are useless now (a full folder).
+    fn fold(
+        kept: Option<Self::Kept>,
+        producer: P,
+        consumer: C,
+        reducer: C::Reducer,
+        n: usize,
+        remaining: usize,
+        pacer: &mut Pacer,
+    ) -> (Self::Kept, bool);
+
+    /// Whether what is kept makes the items left useless (a full open folder).
+    #[inline]
+    fn full(_kept: &Option<Self::Kept>) -> bool {
+        false
+    }
+
+    /// The result of what is kept, with the reducer that joins it to the items left.
+    fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)>;
+
+    /// Folds the last `len` items in one chunk and joins them to what is kept.
+    #[inline]
+    fn fold_rest(
+        kept: Option<Self::Kept>,
+        producer: P,
+        consumer: C,
+        len: usize,
+        pacer: &mut Pacer,
+    ) -> C::Result {
+        let (rest, _) = fold_leaf(producer, consumer, len, 0, pacer);
+        finish(Self::close(kept), rest, Self::FROM_BACK)
+    }
+}
+
+/// Chunks off the front, each folded on its own and joined to the results before it.
+struct Front;
+
+impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Front {
+    type Kept = (C::Result, C::Reducer);
+    const FROM_BACK: bool = false;
+
+    #[inline]
+    fn fold(
+        kept: Option<Self::Kept>,
+        producer: P,
+        consumer: C,
+        reducer: C::Reducer,
+        n: usize,
+        remaining: usize,
+        pacer: &mut Pacer,
+    ) -> (Self::Kept, bool) {
+        let (result, full) = fold_leaf(producer, consumer, n, remaining, pacer);
+        let kept = match kept {
+            None => (result, reducer),
+            Some((left, previous)) => (previous.reduce(left, result), reducer),
+        };
+        (kept, full)
+    }
+
+    #[inline]
+    fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)> {
+        kept
+    }
+}
+
+/// Chunks off the back (`Consumer::folds_from_back`), each folded on its own and joined to the
+/// results after it: the mirror image of [`Front`]. A full folder says nothing of the items
+/// before its chunk, so the loop goes on (for `find_last` their consumer is beaten anyway).
+struct Back;
+
+impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Back {
+    type Kept = (C::Result, C::Reducer);
+    const FROM_BACK: bool = true;
+
+    #[inline]
+    fn fold(
+        kept: Option<Self::Kept>,
+        producer: P,
+        consumer: C,
+        reducer: C::Reducer,
+        n: usize,
+        remaining: usize,
+        pacer: &mut Pacer,
+    ) -> (Self::Kept, bool) {
+        let (result, _) = fold_leaf(producer, consumer, n, remaining, pacer);
+        let kept = match kept {
+            None => (result, reducer),
+            Some((right, previous)) => (previous.reduce(result, right), reducer),
+        };
+        (kept, false)
+    }
+
+    #[inline]
+    fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)> {
+        kept
+    }
+}
+
+/// Chunks off the front, all folded by one open folder (`Consumer::folder_continues`): the
+/// consumers of the chunks after the first are dropped unused. Runs entered (the folder need
+/// not be `Send`, so it cannot be carried into `enter`).
+struct Continuing;
+
+impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
+    type Kept = (C::Folder, C::Reducer);
+    const FROM_BACK: bool = false;
+
+    #[inline]
+    fn fold(
+        kept: Option<Self::Kept>,
+        producer: P,
+        consumer: C,
+        reducer: C::Reducer,
+        n: usize,
+        remaining: usize,
+        pacer: &mut Pacer,
+    ) -> (Self::Kept, bool) {
+        let folder = match kept {
+            Some((folder, _)) => folder,
+            None => consumer.into_folder(),
+        };
+        let folder = producer.fold_with(folder);
+        pacer.record(n, remaining);
+        // A full folder ends the loop at its next check (`full`).
+        ((folder, reducer), false)
+    }
+
+    #[inline]
+    fn full(kept: &Option<Self::Kept>) -> bool {
+        kept.as_ref().is_some_and(|(folder, _)| folder.full())
+    }
+
+    #[inline]
+    fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)> {
+        kept.map(|(folder, reducer)| (folder.complete(), reducer))
+    }
+
+    #[inline]
+    fn fold_rest(
+        kept: Option<Self::Kept>,
+        producer: P,
+        consumer: C,
+        len: usize,
+        pacer: &mut Pacer,
+    ) -> C::Result {
+        let folder = match kept {
+            Some((folder, _)) => folder,
+            None => consumer.into_folder(),
+        };
+        let result = producer.fold_with(folder).complete();
+        pacer.record(len, 0);
+        result
     }
 }
 
 /// What a chunk loop of the indexed driver leaves to [`drive_indexed`]: its result, or a split
 /// of the items it has not folded.
-pub(super) enum Driven<P, C, R, Red> {
+enum Driven<P, C, R, Red> {
     /// The loop's result.
     Done(R),
-    /// Split these `len` items in halves (`split_and_join`), then join their result to `acc`
+    /// Split these `len` items in halves (`split_and_join`), then join their result to `done`
     /// (the results of the chunks folded so far and their reducer): after it, or before it
-    /// for a loop that folds from the back (`back`).
+    /// for a loop that takes its chunks off the back (`back`).
     Split {
-        acc: Option<(R, Red)>,
+        done: Option<(R, Red)>,
         back: bool,
         len: usize,
         producer: P,
@@ -74,33 +248,27 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    match chunk_loop(len, producer, consumer, pacer) {
+    match chunk_loops(len, producer, consumer, pacer) {
         Driven::Done(result) => result,
         Driven::Split {
-            acc,
+            done,
             back,
             len,
             producer,
             consumer,
             pacer,
-        } => {
-            let rest = split_and_join(len, producer, consumer, pacer);
-            match acc {
-                None => rest,
-                Some((done, reducer)) if back => reducer.reduce(rest, done),
-                Some((done, reducer)) => reducer.reduce(done, rest),
-            }
-        }
+        } => finish(done, split_and_join(len, producer, consumer, pacer), back),
     }
 }
 
-/// The chunk loop of [`drive_indexed`], or of one of its variants for consumers that fold from
-/// the back or keep their folder open.
-pub(super) fn chunk_loop<P, C>(
-    mut len: usize,
-    mut producer: P,
-    mut consumer: C,
-    mut pacer: Pacer,
+/// Picks the chunk loop for the consumer ([`Chunks`]) and runs it. The loops for consumers
+/// that fold from the back or keep their folder open are out of line: they are rare, and the
+/// front loop stays as short as it was alone.
+fn chunk_loops<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    pacer: Pacer,
 ) -> Driven<P, C, C::Result, C::Reducer>
 where
     P: Producer,
@@ -113,44 +281,76 @@ where
             // allocation a collect into vectors makes anyway.
             return Driven::Done(enter_and_drive(len, producer, consumer, pacer));
         }
-        return drive_continuing(len, producer, consumer, pacer);
+        return chunk_loop_out_of_line::<P, C, Continuing>(len, producer, consumer, pacer);
     }
     if C::MAY_FOLD_FROM_BACK && consumer.folds_from_back() {
-        return drive_from_back(len, producer, consumer, pacer);
+        return chunk_loop_out_of_line::<P, C, Back>(len, producer, consumer, pacer);
     }
+    chunk_loop::<P, C, Front>(len, producer, consumer, pacer)
+}
+
+/// [`chunk_loop`] in a function of its own.
+#[inline(never)]
+fn chunk_loop_out_of_line<P, C, L>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    pacer: Pacer,
+) -> Driven<P, C, C::Result, C::Reducer>
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    L: Chunks<P, C>,
+{
+    chunk_loop::<P, C, L>(len, producer, consumer, pacer)
+}
+
+/// The chunk loop: peels chunks as the pacer decides, folds them as `L` says, and returns
+/// its result, or the split the pacer asks for once the loop runs in the scheduler. Before
+/// that, a split or a proven loop continues inside `scheduler::enter` ([`enter_and_drive`]).
+#[inline(always)]
+fn chunk_loop<P, C, L>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    mut pacer: Pacer,
+) -> Driven<P, C, C::Result, C::Reducer>
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    L: Chunks<P, C>,
+{
     pacer.start_loop();
-    // Results of the chunks folded so far, and the reducer that joins them to the next part.
-    let mut acc: Option<(C::Result, C::Reducer)> = None;
+    let mut kept: Option<L::Kept> = None;
     if len >= 2 && pacer.fresh() && may_watch(len) {
-        let fold = |p: P, c: C, n, pacer: &mut Pacer| fold_leaf(p, c, n, len - n, pacer);
-        match watch_first_chunk(len, producer, consumer, &mut pacer, fold) {
-            Watched::Handed(first, reducer, rest) => {
-                return Driven::Done(reducer.reduce(first, rest))
+        match watch_first_chunk::<P, C, L>(len, producer, consumer, &mut pacer) {
+            Watched::Handed(first, rest) => {
+                return Driven::Done(finish(L::close(Some(first)), rest, L::FROM_BACK));
             }
             Watched::Go(rest_len, rest_p, rest_c, first) => {
-                (len, producer, consumer, acc) = (rest_len, rest_p, rest_c, first);
-                if acc.is_some() && pacer.should_enter() && len > 0 {
+                (len, producer, consumer, kept) = (rest_len, rest_p, rest_c, first);
+                if kept.is_some() && pacer.should_enter() && len > 0 {
                     // As after any chunk (below).
                     let rest = enter_and_drive(len, producer, consumer, pacer);
-                    return Driven::Done(finish(acc, rest));
+                    return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
                 }
             }
         }
     }
     loop {
-        if len == 0 || consumer.full() {
+        if len == 0 || consumer.full() || L::full(&kept) {
             let rest = consumer.into_folder().complete();
-            return Driven::Done(finish(acc, rest));
+            return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
         }
         match pacer.decide(len) {
             Step::Split if !pacer.entered => {
                 let rest = enter_and_drive(len, producer, consumer, pacer);
-                return Driven::Done(finish(acc, rest));
+                return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
             }
             Step::Split => {
                 return Driven::Split {
-                    acc,
-                    back: false,
+                    done: L::close(kept),
+                    back: L::FROM_BACK,
                     len,
                     producer,
                     consumer,
@@ -158,77 +358,87 @@ where
                 };
             }
             Step::Peel(n) => {
-                let (front_p, rest_p) = producer.split_at(n);
-                let (front_c, rest_c, reducer) = consumer.split_at(n);
-                let (result, full) = fold_leaf(front_p, front_c, n, len - n, &mut pacer);
-                acc = Some(match acc {
-                    None => (result, reducer),
-                    Some((left, previous)) => (previous.reduce(left, result), reducer),
-                });
+                let ((chunk_p, chunk_c), (rest_p, rest_c), reducer) =
+                    peel(producer, consumer, n, len, L::FROM_BACK);
+                let (now_kept, full) =
+                    L::fold(kept, chunk_p, chunk_c, reducer, n, len - n, &mut pacer);
+                kept = Some(now_kept);
                 producer = rest_p;
                 consumer = rest_c;
                 len = if full { 0 } else { len - n };
                 pacer.before = pacer.before.saturating_add(n);
                 if pacer.should_enter() {
                     let rest = enter_and_drive(len, producer, consumer, pacer);
-                    return Driven::Done(finish(acc, rest));
+                    return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
                 }
             }
             Step::FoldAll => {
-                let (result, _) = fold_leaf(producer, consumer, len, 0, &mut pacer);
-                return Driven::Done(finish(acc, result));
+                return Driven::Done(L::fold_rest(kept, producer, consumer, len, &mut pacer));
             }
         }
     }
 }
 
-/// What a loop's watched first chunk leaves to do ([`watch_first_chunk`]).
-pub(super) enum Watched<P, C, A, Red, R> {
-    /// The watchman handed the rest to the pool: the first chunk's `A` (its result, or its
-    /// open folder), the reducer that joins it to the rest (the chunk first; the rest first
-    /// for a consumer that folds from the back), and the rest's result.
-    Handed(A, Red, R),
-    /// Go on with this many items, producer, consumer, and the first chunk's `A` and reducer
-    /// (`None` if no chunk was folded).
-    Go(usize, P, C, Option<(A, Red)>),
+/// Splits off a chunk of `n` of the `len` items: the front ones, or the back ones
+/// (`from_back`). Returns the chunk, the items left, and the reducer that joins the front
+/// part's result to the back part's.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn peel<P, C>(
+    producer: P,
+    consumer: C,
+    n: usize,
+    len: usize,
+    from_back: bool,
+) -> ((P, C), (P, C), C::Reducer)
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if from_back {
+        let (rest_p, back_p) = producer.split_at(len - n);
+        let (rest_c, back_c, reducer) = consumer.split_at(len - n);
+        ((back_p, back_c), (rest_p, rest_c), reducer)
+    } else {
+        let (front_p, rest_p) = producer.split_at(n);
+        let (front_c, rest_c, reducer) = consumer.split_at(n);
+        ((front_p, front_c), (rest_p, rest_c), reducer)
+    }
 }
 
-/// The first chunk of a fresh loop (`Pacer::fresh`), folded by `fold` (into an `A`, and
-/// whether its folder is full) while the rest of the loop is watched (`scheduler::watch`).
-/// The chunk is the loop's front, or its back for a consumer that folds from the back.
-/// Out of the chunk loop, and out of line: in the loop, the check and the moves of the rest
-/// through the watch made the chunks of long cheap loops slower (a 10M-item sum took 2.0 to
-/// 2.6 against 1.5 ms on the 2-core VM).
+/// What a loop's watched first chunk leaves to do ([`watch_first_chunk`]).
+enum Watched<P, C, K, R> {
+    /// The watchman handed the rest to the pool: what the loop keeps of the first chunk, and
+    /// the rest's result.
+    Handed(K, R),
+    /// Go on with this many items, producer, consumer, and what the loop keeps of the first
+    /// chunk (`None` if no chunk was folded).
+    Go(usize, P, C, Option<K>),
+}
+
+/// The first chunk of a fresh loop (`Pacer::fresh`), folded as `L` says while the rest of
+/// the loop is watched (`scheduler::watch`). Out of the chunk loop, and out of line: in the
+/// loop, the check and the moves of the rest through the watch made the chunks of long cheap
+/// loops slower (a 10M-item sum took 2.0 to 2.6 against 1.5 ms on the 2-core VM).
 #[inline(never)]
-#[allow(clippy::type_complexity)]
-pub(super) fn watch_first_chunk<P, C, A>(
+fn watch_first_chunk<P, C, L>(
     len: usize,
     producer: P,
     consumer: C,
     pacer: &mut Pacer,
-    fold: impl FnOnce(P, C, usize, &mut Pacer) -> (A, bool),
-) -> Watched<P, C, A, C::Reducer, C::Result>
+) -> Watched<P, C, L::Kept, C::Result>
 where
     P: Producer,
     C: Consumer<P::Item>,
+    L: Chunks<P, C>,
 {
     let n = match pacer.decide(len) {
         Step::Peel(n) if !consumer.full() => n,
         // Not a chunk and a rest: the chunk loop decides again, with the same outcome.
         _ => return Watched::Go(len, producer, consumer, None),
     };
-    // A consumer that folds from the back takes its first chunk from the back
-    // (`drive_from_back`); its reducer then joins the rest (front) to the chunk (back).
     let ((first_p, first_c), (rest_p, rest_c), reducer) =
-        if C::MAY_FOLD_FROM_BACK && consumer.folds_from_back() {
-            let (rest_p, back_p) = producer.split_at(len - n);
-            let (rest_c, back_c, reducer) = consumer.split_at(len - n);
-            ((back_p, back_c), (rest_p, rest_c), reducer)
-        } else {
-            let (front_p, rest_p) = producer.split_at(n);
-            let (front_c, rest_c, reducer) = consumer.split_at(n);
-            ((front_p, front_c), (rest_p, rest_c), reducer)
-        };
+        peel(producer, consumer, n, len, L::FROM_BACK);
     let rest_pacer = *pacer;
     let ((first, full), rest) = watch(
         len,
@@ -236,14 +446,14 @@ where
         pacer.loop_start,
         (rest_p, rest_c),
         move |(p, c), elapsed| drive_indexed(len - n, p, c, rest_pacer.rescued(elapsed, n)),
-        || fold(first_p, first_c, n, pacer),
+        || L::fold(None, first_p, first_c, reducer, n, len - n, pacer),
     );
     match rest {
-        Err(rest_result) => Watched::Handed(first, reducer, rest_result),
+        Err(rest_result) => Watched::Handed(first, rest_result),
         Ok((rest_p, rest_c)) => {
             pacer.before = pacer.before.saturating_add(n);
             let rest_len = if full { 0 } else { len - n };
-            Watched::Go(rest_len, rest_p, rest_c, Some((first, reducer)))
+            Watched::Go(rest_len, rest_p, rest_c, Some(first))
         }
     }
 }
@@ -318,168 +528,6 @@ where
         (front, back)
     } else {
         join(front, back)
-    }
-}
-
-/// The loop of [`drive_indexed`] for a consumer that folds from the back
-/// (`Consumer::folds_from_back`): the mirror image of the front loop. `acc` holds the results
-/// of the chunks after the items left, with the reducer that joins those items to them.
-#[inline(never)]
-pub(super) fn drive_from_back<P, C>(
-    mut len: usize,
-    mut producer: P,
-    mut consumer: C,
-    mut pacer: Pacer,
-) -> Driven<P, C, C::Result, C::Reducer>
-where
-    P: Producer,
-    C: Consumer<P::Item>,
-{
-    pacer.start_loop();
-    let mut acc: Option<(C::Result, C::Reducer)> = None;
-    let finish_back = |result: C::Result, acc: Option<(C::Result, C::Reducer)>| match acc {
-        None => result,
-        Some((right, reducer)) => reducer.reduce(result, right),
-    };
-    if len >= 2 && pacer.fresh() && may_watch(len) {
-        // A full folder says nothing of the items before it (as below).
-        let fold = |p: P, c: C, n, pacer: &mut Pacer| (fold_leaf(p, c, n, len - n, pacer).0, false);
-        match watch_first_chunk(len, producer, consumer, &mut pacer, fold) {
-            Watched::Handed(last, reducer, rest) => {
-                return Driven::Done(reducer.reduce(rest, last))
-            }
-            Watched::Go(rest_len, rest_p, rest_c, last) => {
-                (len, producer, consumer, acc) = (rest_len, rest_p, rest_c, last);
-                if acc.is_some() && pacer.should_enter() && len > 0 {
-                    // As after any chunk (below).
-                    let rest = enter_and_drive(len, producer, consumer, pacer);
-                    return Driven::Done(finish_back(rest, acc));
-                }
-            }
-        }
-    }
-    loop {
-        if len == 0 || consumer.full() {
-            let rest = consumer.into_folder().complete();
-            return Driven::Done(finish_back(rest, acc));
-        }
-        match pacer.decide(len) {
-            Step::Split if !pacer.entered => {
-                let rest = enter_and_drive(len, producer, consumer, pacer);
-                return Driven::Done(finish_back(rest, acc));
-            }
-            Step::Split => {
-                return Driven::Split {
-                    acc,
-                    back: true,
-                    len,
-                    producer,
-                    consumer,
-                    pacer,
-                };
-            }
-            Step::Peel(n) => {
-                let (rest_p, back_p) = producer.split_at(len - n);
-                let (rest_c, back_c, reducer) = consumer.split_at(len - n);
-                // A full folder here says nothing of the items before it: keep going (for
-                // `find_last` the consumer of those items is then beaten anyway).
-                let (result, _) = fold_leaf(back_p, back_c, n, len - n, &mut pacer);
-                acc = Some(match acc {
-                    None => (result, reducer),
-                    Some((right, previous)) => (previous.reduce(result, right), reducer),
-                });
-                producer = rest_p;
-                consumer = rest_c;
-                len -= n;
-                pacer.before = pacer.before.saturating_add(n);
-                if pacer.should_enter() {
-                    let rest = enter_and_drive(len, producer, consumer, pacer);
-                    return Driven::Done(finish_back(rest, acc));
-                }
-            }
-            Step::FoldAll => {
-                let (result, _) = fold_leaf(producer, consumer, len, 0, &mut pacer);
-                return Driven::Done(finish_back(result, acc));
-            }
-        }
-    }
-}
-
-/// The loop of [`drive_indexed`] for a consumer whose folder continues over the chunks
-/// (`Consumer::folder_continues`): one folder takes every chunk up to the next split or the
-/// end, and the consumers of the chunks after the first are dropped unused. Runs entered.
-#[inline(never)]
-pub(super) fn drive_continuing<P, C>(
-    mut len: usize,
-    mut producer: P,
-    mut consumer: C,
-    mut pacer: Pacer,
-) -> Driven<P, C, C::Result, C::Reducer>
-where
-    P: Producer,
-    C: Consumer<P::Item>,
-{
-    pacer.start_loop();
-    // The folder holding every item folded so far, and the reducer that joins its result to
-    // the rest.
-    let mut open: Option<(C::Folder, C::Reducer)> = None;
-    if len >= 2 && pacer.fresh() && may_watch(len) {
-        // A full folder ends the loop at the top of the chunk loop, as after any chunk.
-        let fold = |p: P, c: C, n, pacer: &mut Pacer| {
-            let folder = p.fold_with(c.into_folder());
-            pacer.record(n, len - n);
-            (folder, false)
-        };
-        match watch_first_chunk(len, producer, consumer, &mut pacer, fold) {
-            Watched::Handed(first, reducer, rest) => {
-                return Driven::Done(reducer.reduce(first.complete(), rest))
-            }
-            Watched::Go(rest_len, rest_p, rest_c, first) => {
-                (len, producer, consumer, open) = (rest_len, rest_p, rest_c, first);
-            }
-        }
-    }
-    let close = |open: Option<(C::Folder, C::Reducer)>| open.map(|(f, r)| (f.complete(), r));
-    loop {
-        if len == 0 || consumer.full() || open.as_ref().is_some_and(|(f, _)| f.full()) {
-            let rest = consumer.into_folder().complete();
-            return Driven::Done(finish(close(open), rest));
-        }
-        match pacer.decide(len) {
-            Step::Split => {
-                return Driven::Split {
-                    acc: close(open),
-                    back: false,
-                    len,
-                    producer,
-                    consumer,
-                    pacer,
-                };
-            }
-            Step::Peel(n) => {
-                let (front_p, rest_p) = producer.split_at(n);
-                let (front_c, rest_c, reducer) = consumer.split_at(n);
-                let folder = match open {
-                    Some((folder, _)) => folder,
-                    None => front_c.into_folder(),
-                };
-                let folder = front_p.fold_with(folder);
-                pacer.record(n, len - n);
-                open = Some((folder, reducer));
-                producer = rest_p;
-                consumer = rest_c;
-                len -= n;
-            }
-            Step::FoldAll => {
-                let folder = match open {
-                    Some((folder, _)) => folder,
-                    None => consumer.into_folder(),
-                };
-                let result = producer.fold_with(folder).complete();
-                pacer.record(len, 0);
-                return Driven::Done(result);
-            }
-        }
     }
 }
 

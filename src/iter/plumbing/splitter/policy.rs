@@ -6,14 +6,16 @@ use crate::scheduler::{
     beat_now, offer_split, share_waking, split_wanted, split_wanted_at, thief_awake,
     wake_for_next_call, Want,
 };
-use crate::sync::{ns_in, ticks, ticks_in};
+use crate::sync::{measured, rate, ticks, Rate};
 use crate::tuning::{
     ASKED_SPLIT_NS, EAGER_INHERITED_MAX, EARLY_WAKE_NS, EARLY_WAKE_SPAN_NS, HEARTBEAT_NS,
-    HOT_MIN_REMAINING, HOT_SPAN_ITEMS, LONG_CHUNK_NS, LOOP_WAKE_NS, MAX_EARLY_WAKES, MIN_SPLIT_NS,
-    PROVEN_NS, RAMP_GROWTH, RAMP_NS, READ_WORTH_NS, SEARCH_LEAD_NS, SETTLED_MIN_ITEMS, SETTLED_NS,
-    SETTLED_READ_CHUNKS, SPLIT_ALIGN_ITEMS, STREAK_GAP_NS, TIMED_CHUNK, WAKE_SHARE_NS,
+    HOT_MIN_REMAINING, HOT_SPAN_ITEMS, LEAF_SPAN_NS, LONG_CHUNK_NS, LOOP_WAKE_NS, MAX_EARLY_WAKES,
+    MIN_SPLIT_NS, PROVEN_NS, RAMP_GROWTH, RAMP_NS, READ_WORTH_NS, SEARCH_LEAD_NS,
+    SETTLED_MIN_ITEMS, SETTLED_NS, SETTLED_READ_CHUNKS, SPLIT_ALIGN_ITEMS, STREAK_GAP_NS,
+    TIMED_CHUNK, WAKE_SHARE_NS,
 };
 use std::cell::Cell;
+use std::sync::OnceLock;
 
 thread_local! {
     /// The start and estimated end of the last drive of this thread that had a split's worth
@@ -27,30 +29,32 @@ pub(super) fn hot_span(items: usize) -> bool {
     items >= HOT_SPAN_ITEMS
 }
 
-/// Whether a reading that timed `items` items in `spent` ns, with `remaining` items left,
-/// calls for an early wake (see [`EARLY_WAKE_NS`]).
+/// Whether a reading that timed `items` items in `spent` ticks of a clock of rate `clock`,
+/// with `remaining` items left, calls for an early wake (see [`EARLY_WAKE_NS`]).
 #[inline]
-pub(super) fn long_work_ahead(spent: u64, items: usize, remaining: usize) -> bool {
-    spent >= EARLY_WAKE_SPAN_NS
-        && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_NS) * (items as u128)
+pub(super) fn long_work_ahead(bars: &Bars, spent: u64, items: usize, remaining: usize) -> bool {
+    spent >= bars.early_wake_span
+        && (remaining as u128) * u128::from(spent) >= u128::from(bars.early_wake) * (items as u128)
 }
 
 /// How many sleepers an early wake asks for (see [`WAKE_SHARE_NS`]): at least 1, at most
 /// [`MAX_EARLY_WAKES`].
+/// `spent` is in ticks of a clock of rate `clock`.
 #[inline]
-pub(super) fn early_wakes(spent: u64, items: usize, remaining: usize) -> u32 {
+pub(super) fn early_wakes(bars: &Bars, spent: u64, items: usize, remaining: usize) -> u32 {
     let left = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
-    (left / u128::from(WAKE_SHARE_NS)).clamp(1, u128::from(MAX_EARLY_WAKES)) as u32
+    let share = u128::from(bars.wake_share.max(1));
+    (left / share).clamp(1, u128::from(MAX_EARLY_WAKES)) as u32
 }
 
-/// The chunk size that a reading of `spent` ns over `items` items allows (see
-/// [`RAMP_NS`]): the largest power of two of items estimated to take at most
-/// [`RAMP_NS`], at most [`RAMP_GROWTH`] times `chunk`.
+/// The chunk size that a reading of `spent` ticks (of a clock of rate `clock`) over `items`
+/// items allows (see [`RAMP_NS`]): the largest power of two of items estimated to take at
+/// most [`RAMP_NS`], at most [`RAMP_GROWTH`] times `chunk`.
 #[inline]
-pub(super) fn ramp_chunk(spent: u64, items: usize, chunk: usize) -> usize {
+pub(super) fn ramp_chunk(bars: &Bars, spent: u64, items: usize, chunk: usize) -> usize {
     // floor(log2(work / spent)) by shifts, not a division (a reading is on the hot path of
     // short loops: a 1,000-item sum takes three).
-    let work = (items as u64).saturating_mul(RAMP_NS);
+    let work = (items as u64).saturating_mul(bars.ramp);
     let spent = spent.max(1);
     if work < spent {
         return 0;
@@ -62,6 +66,67 @@ pub(super) fn ramp_chunk(spent: u64, items: usize, chunk: usize) -> usize {
     usize::try_from(1u64 << shift)
         .unwrap_or(usize::MAX)
         .min(chunk.saturating_mul(RAMP_GROWTH))
+}
+
+/// The time thresholds of the splitter (`crate::tuning`, in nanoseconds) in ticks of the
+/// clock at one rate. Spans of ticks are compared with them as they are: a conversion of the
+/// span at each reading put a multiplication on the path from the reading to the decision it
+/// feeds, and a 1,000-item sum took 3 ns longer (137 against 134 ns, medians of 40 runs on
+/// the 2-core VM); converting the thresholds at each reading, 6 ns.
+#[derive(Debug)]
+pub(super) struct Bars {
+    pub(super) read_worth: u64,
+    pub(super) settled: u64,
+    pub(super) long_chunk: u64,
+    pub(super) ramp: u64,
+    pub(super) min_split: u64,
+    pub(super) asked_split: u64,
+    pub(super) proven: u64,
+    pub(super) streak_gap: u64,
+    pub(super) loop_wake: u64,
+    pub(super) search_lead: u64,
+    pub(super) early_wake: u64,
+    pub(super) early_wake_span: u64,
+    pub(super) wake_share: u64,
+    pub(super) heartbeat: u64,
+    pub(super) leaf_span: u64,
+}
+
+/// The thresholds of a clock that counts nanoseconds: what tests use.
+#[cfg(test)]
+pub(super) static NANOS: Bars = Bars::at(Rate::NANOS);
+
+impl Bars {
+    /// The thresholds at `rate`.
+    pub(super) const fn at(rate: Rate) -> Bars {
+        Bars {
+            read_worth: rate.ticks(READ_WORTH_NS),
+            settled: rate.ticks(SETTLED_NS),
+            long_chunk: rate.ticks(LONG_CHUNK_NS),
+            ramp: rate.ticks(RAMP_NS),
+            min_split: rate.ticks(MIN_SPLIT_NS),
+            asked_split: rate.ticks(ASKED_SPLIT_NS),
+            proven: rate.ticks(PROVEN_NS),
+            streak_gap: rate.ticks(STREAK_GAP_NS),
+            loop_wake: rate.ticks(LOOP_WAKE_NS),
+            search_lead: rate.ticks(SEARCH_LEAD_NS),
+            early_wake: rate.ticks(EARLY_WAKE_NS),
+            early_wake_span: rate.ticks(EARLY_WAKE_SPAN_NS),
+            wake_share: rate.ticks(WAKE_SHARE_NS),
+            heartbeat: rate.ticks(HEARTBEAT_NS),
+            leaf_span: rate.ticks(LEAF_SPAN_NS),
+        }
+    }
+
+    /// The thresholds at the clock's rate now: computed once for the rate assumed or stated
+    /// at first, and once more when the rate has been measured (`sync::clock`).
+    #[inline]
+    pub(super) fn now() -> &'static Bars {
+        static BARS: [OnceLock<Bars>; 2] = [OnceLock::new(), OnceLock::new()];
+        // The flag first: once it is set, `rate` returns the measured rate.
+        let slot = &BARS[usize::from(measured())];
+        slot.get_or_init(|| Bars::at(rate()))
+    }
 }
 
 /// What the driver does next with the `len` items it holds.
@@ -84,7 +149,7 @@ pub(in crate::iter::plumbing) struct Pacer {
     pub(super) max_len: usize,
     /// Items in the next chunk.
     pub(super) chunk: usize,
-    /// Nanoseconds and items of the last timed span (items 0: none yet): the cost estimate.
+    /// Ticks and items of the last timed span (items 0: none yet): the cost estimate.
     /// Inherited by both halves of a split.
     pub(super) rate: (u64, usize),
     /// Whether some loop of this branch ran for [`PROVEN_NS`]; inherited.
@@ -134,6 +199,8 @@ pub(in crate::iter::plumbing) struct Pacer {
     pub(super) streak: Streak,
     /// Chunks folded since the last reading (0: `mark` was just read).
     pub(super) chunks_since_mark: u32,
+    /// The thresholds in ticks, at the clock's rate when the drive began.
+    pub(super) bars: &'static Bars,
 }
 
 impl Pacer {
@@ -160,6 +227,7 @@ impl Pacer {
             offer: false,
             streak: Streak::Unknown,
             chunks_since_mark: 0,
+            bars: Bars::now(),
         }
     }
 
@@ -188,7 +256,7 @@ impl Pacer {
     /// ns when the watchman handed the rest to a worker: those items are heavy (a rescue
     /// comes after `tuning::RESCUE_NS`), so the rest splits at once.
     pub(super) fn rescued(mut self, elapsed: u64, n: usize) -> Pacer {
-        self.rate = (elapsed.max(1), n);
+        self.rate = (Rate::ticks(rate(), elapsed).max(1), n);
         self.proven = true;
         self.entered = true;
         self.before = self.before.saturating_add(n);
@@ -282,7 +350,7 @@ impl Pacer {
     #[inline]
     pub(super) fn heavy_items(&self) -> bool {
         let (spent, items) = self.rate;
-        items > 0 && spent >= MIN_SPLIT_NS.saturating_mul(items as u64)
+        items > 0 && spent >= self.bars.min_split.saturating_mul(items as u64)
     }
 
     /// Whether a requested split of the `len` items left pays off (see the module docs).
@@ -290,7 +358,7 @@ impl Pacer {
     pub(super) fn worth_splitting(&mut self, len: usize) -> bool {
         let now = ticks();
         if !self.proven {
-            if ns_in(now.wrapping_sub(self.loop_start)) < PROVEN_NS {
+            if now.wrapping_sub(self.loop_start) < self.bars.proven {
                 return false;
             }
             self.proven = true;
@@ -298,9 +366,9 @@ impl Pacer {
         let (spent, items) = if self.rate.1 > 0 {
             self.rate
         } else {
-            (ns_in(now.wrapping_sub(self.loop_start)), self.done)
+            (now.wrapping_sub(self.loop_start), self.done)
         };
-        (len as u128) * u128::from(spent) >= u128::from(MIN_SPLIT_NS) * (items as u128)
+        (len as u128) * u128::from(spent) >= u128::from(self.bars.min_split) * (items as u128)
     }
 
     /// Whether a split an awake thread asked for pays off in a hot loop: [`ASKED_SPLIT_NS`]
@@ -309,7 +377,8 @@ impl Pacer {
     pub(super) fn worth_asked_split(&self, len: usize) -> bool {
         let (spent, items) = self.rate;
         items > 0
-            && (len as u128) * u128::from(spent) >= u128::from(ASKED_SPLIT_NS) * (items as u128)
+            && (len as u128) * u128::from(spent)
+                >= u128::from(self.bars.asked_split) * (items as u128)
     }
 
     /// Whether the loop should enter the scheduler now (when it has not): once it has run for
@@ -332,14 +401,13 @@ impl Pacer {
     }
 
     /// Whether a loop that no reading could make hot yet, estimated at `now` to have `rest`
-    /// ns of work left (a split's worth for an awake thief), may turn hot: it continues a
+    /// ticks of work left (a split's worth for an awake thief), may turn hot: it continues a
     /// loop of calls ([`Pacer::look_at_streak`], which records it for the next drive), or a
     /// worker of the pool is awake and looking for work.
     #[cold]
     #[inline(never)]
     pub(super) fn may_turn_hot(&mut self, now: u64, rest: u64) -> bool {
-        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(ticks_in(rest))))
-            != Streak::No
+        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(rest))) != Streak::No
             || thief_awake()
     }
 
@@ -353,14 +421,14 @@ impl Pacer {
             let (began, ended) = streak.get();
             let in_loop = began != 0
                 && self.began > began
-                && self.began <= ended.saturating_add(ticks_in(STREAK_GAP_NS));
+                && self.began <= ended.saturating_add(self.bars.streak_gap);
             self.streak = if in_loop { Streak::Yes } else { Streak::No };
         }
         streak.set((self.began, end));
         self.streak
     }
 
-    /// At a reading taken at `now` that timed `items` items in `spent` ns, with
+    /// At a reading taken at `now` that timed `items` items in `spent` ticks, with
     /// `remaining` items left: if the rest is worth a split to an awake thief (at least
     /// [`ASKED_SPLIT_NS`], by a reading of at least [`HOT_SPAN_ITEMS`] items), makes the
     /// loop hot when `thief` says a worker is awake and looking for work, and otherwise answers
@@ -384,17 +452,17 @@ impl Pacer {
             return false;
         }
         let rest = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
-        if rest < u128::from(ASKED_SPLIT_NS) {
+        if rest < u128::from(self.bars.asked_split) {
             return false;
         }
-        let end = now.saturating_add(ticks_in(u64::try_from(rest).unwrap_or(u64::MAX)));
+        let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
         let in_loop = self.look_at_streak(streak, end) == Streak::Yes;
         if thief() {
             self.hot = true;
             self.offer = true;
             return false;
         }
-        if in_loop && rest >= u128::from(LOOP_WAKE_NS) {
+        if in_loop && rest >= u128::from(self.bars.loop_wake) {
             self.streak = Streak::Woken;
             return true;
         }
@@ -416,7 +484,7 @@ impl Pacer {
         let lead_items = if items == 0 || spent == 0 {
             0
         } else {
-            let n = (items as u128) * u128::from(SEARCH_LEAD_NS) / u128::from(spent);
+            let n = (items as u128) * u128::from(self.bars.search_lead) / u128::from(spent);
             usize::try_from(n).unwrap_or(usize::MAX)
         };
         let lead = lead_items.max(self.before / 2).max(self.min_len);
@@ -452,27 +520,22 @@ impl Pacer {
                 // only to follow changes in the items' cost. See `SETTLED_READ_CHUNKS`.
                 self.chunks_since_mark >= SETTLED_READ_CHUNKS
             } else {
-                let (rate_ns, rate_items) = self.rate;
+                let (rate_ticks, rate_items) = self.rate;
                 let worth_reading = rate_items > 0
-                    && (self.since_mark as u128) * u128::from(rate_ns)
-                        >= u128::from(READ_WORTH_NS) * (rate_items as u128);
+                    && (self.since_mark as u128) * u128::from(rate_ticks)
+                        >= u128::from(self.bars.read_worth) * (rate_items as u128);
                 worth_reading || self.since_mark >= TIMED_CHUNK
             };
         if read {
             let now = ticks();
-            let span = now.wrapping_sub(self.mark);
-            let spent = ns_in(span);
+            let spent = now.wrapping_sub(self.mark);
             let items = self.since_mark;
             self.rate = (spent, items);
             self.mark = now;
             self.since_mark = 0;
             self.chunks_since_mark = 0;
-            if !self.proven {
-                // The loop's first reading spans the whole loop: no second conversion (each
-                // is a multiplication on the path of short loops).
-                let age = now.wrapping_sub(self.loop_start);
-                let age = if age == span { spent } else { ns_in(age) };
-                self.proven = age >= PROVEN_NS;
+            if now.wrapping_sub(self.loop_start) >= self.bars.proven {
+                self.proven = true;
             }
             // An early wake needs two readings in a row that call for one. A reading also
             // times whatever held the thread up meanwhile (an interrupt, the hypervisor
@@ -484,7 +547,7 @@ impl Pacer {
             // one short chunk later (an estimate this high keeps chunks short), is seldom held
             // up too; where items truly are slow it agrees, and the wake comes a chunk late.
             if !self.long {
-                let ahead = long_work_ahead(spent, items, remaining);
+                let ahead = long_work_ahead(self.bars, spent, items, remaining);
                 // A heartbeat period into the drive, with a split's worth of work left: beat
                 // now (one wake), as the heartbeat would at its next clock read. That read
                 // comes every fourth chunk (`SPLIT_CHECK_WEIGHT`), and a guest's heartbeat
@@ -492,15 +555,15 @@ impl Pacer {
                 // 2-core VM (~80 us alone), entered after ~14 us, the first beat came ~65 us
                 // in and the second thread started at ~90 us of a ~110 us call; rayon's
                 // starts at ~22 us.
-                let beat = (remaining as u128) * u128::from(spent)
-                    >= u128::from(MIN_SPLIT_NS) * (items as u128)
-                    && ns_in(now.wrapping_sub(self.began)) >= HEARTBEAT_NS;
+                let beat = now.wrapping_sub(self.began) >= self.bars.heartbeat
+                    && (remaining as u128) * u128::from(spent)
+                        >= u128::from(self.bars.min_split) * (items as u128);
                 if self.wake_seen && ahead {
                     // Long work ahead, on an estimate to trust: enter the scheduler (the loop
                     // does once proven) and wake sleepers (the next `decide`).
                     self.long = true;
                     self.proven = true;
-                    self.wake_pending = early_wakes(spent, items, remaining);
+                    self.wake_pending = early_wakes(self.bars, spent, items, remaining);
                 } else if self.wake_seen && beat {
                     self.long = true;
                     self.wake_pending = 1;
@@ -521,8 +584,8 @@ impl Pacer {
             // and a reading more; nor for calls on their own, where a 50,000-item sum's extra
             // chunk made it 2-3% slower.
             let work_left = (remaining as u128) * u128::from(spent);
-            if work_left < u128::from(MIN_SPLIT_NS) * (items as u128) {
-                let keep = work_left >= u128::from(ASKED_SPLIT_NS) * (items as u128)
+            if work_left < u128::from(self.bars.min_split) * (items as u128) {
+                let keep = work_left >= u128::from(self.bars.asked_split) * (items as u128)
                     && (self.hot
                         || (!qualified
                             && remaining >= HOT_MIN_REMAINING
@@ -539,11 +602,13 @@ impl Pacer {
             // Multiplied out: a 128-bit division is a call into the runtime library.
             let share_exceeds =
                 |limit: u64| u128::from(spent) * (n as u128) > u128::from(limit) * (items as u128);
-            pause = share_exceeds(SETTLED_NS)
-                && (n >= SETTLED_MIN_ITEMS || share_exceeds(LONG_CHUNK_NS));
+            pause = share_exceeds(self.bars.settled)
+                && (n >= SETTLED_MIN_ITEMS || share_exceeds(self.bars.long_chunk));
             self.settled = pause;
             if !pause {
-                self.chunk = self.chunk.max(ramp_chunk(spent, items, self.chunk));
+                self.chunk = self
+                    .chunk
+                    .max(ramp_chunk(self.bars, spent, items, self.chunk));
             }
         }
         // The first chunk of a loop is repeated before the doubling starts, so that chunks

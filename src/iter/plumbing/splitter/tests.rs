@@ -1,10 +1,19 @@
 use super::policy::*;
 use super::unindexed::*;
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer, UnindexedProducer};
-use crate::sync::{ticks, ticks_in};
+use crate::sync::ticks;
 use crate::tuning::*;
 use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
+
+/// A pacer whose thresholds are those of a clock that counts nanoseconds ([`NANOS`]): the
+/// tests give spans in nanoseconds.
+fn pacer(min_len: usize, max_len: usize) -> Pacer {
+    Pacer {
+        bars: &NANOS,
+        ..Pacer::new(min_len, max_len)
+    }
+}
 
 /// Halves of a range of items; records the length of every leaf it folds, in order.
 struct Halving<'r> {
@@ -115,34 +124,34 @@ fn unindexed_drive_splits_eagerly_then_along_the_spine() {
 
 #[test]
 fn bounds_are_respected_by_decide() {
-    let mut p = Pacer::new(usize::MAX, usize::MAX);
+    let mut p = pacer(usize::MAX, usize::MAX);
     assert_eq!(p.decide(10), Step::FoldAll);
     let mut p = Pacer {
         chunk: 4,
-        ..Pacer::new(3, usize::MAX)
+        ..pacer(3, usize::MAX)
     };
     // 4 off 6 leaves 2 < min_len 3: fold all (a split needs 6/2 >= 3 and a request).
     let step = p.decide(6);
     assert!(step == Step::FoldAll || step == Step::Split);
-    let mut p = Pacer::new(1, 1);
+    let mut p = pacer(1, 1);
     assert_eq!(p.decide(2), Step::Split);
 }
 
 #[test]
 fn ramp_chunks_hold_about_ramp_ticks_of_work() {
     // Items estimated at a RAMP_NS each, or slower: no faster growth (doubling only).
-    assert_eq!(ramp_chunk(RAMP_NS, 1, 1), 1);
-    assert_eq!(ramp_chunk(2 * RAMP_NS, 1, 1), 0);
+    assert_eq!(ramp_chunk(&NANOS, RAMP_NS, 1, 1), 1);
+    assert_eq!(ramp_chunk(&NANOS, 2 * RAMP_NS, 1, 1), 0);
     assert_eq!(
-        ramp_chunk(0, 1, 1),
+        ramp_chunk(&NANOS, 0, 1, 1),
         RAMP_GROWTH,
         "a zero reading is a fast one"
     );
     // Cheap items: the largest power of two that fits, at most RAMP_GROWTH times the chunk.
-    assert_eq!(ramp_chunk(RAMP_NS, 100, 8), 64);
-    assert_eq!(ramp_chunk(RAMP_NS, 100, 2), 2 * RAMP_GROWTH);
+    assert_eq!(ramp_chunk(&NANOS, RAMP_NS, 100, 8), 64);
+    assert_eq!(ramp_chunk(&NANOS, RAMP_NS, 100, 2), 2 * RAMP_GROWTH);
     assert_eq!(
-        ramp_chunk(1, usize::MAX, usize::MAX),
+        ramp_chunk(&NANOS, 1, usize::MAX, usize::MAX),
         1 << (usize::BITS - 1)
     );
 }
@@ -152,7 +161,7 @@ fn chunks_double_pause_and_resume() {
     // A span "fast" whatever the clock says: so many items that even a thread paused for
     // seconds between two readings gives each a tiny share (the test asserts no time).
     const MANY: usize = 1 << 40;
-    let mut p = Pacer::new(1, usize::MAX);
+    let mut p = pacer(1, usize::MAX);
     p.start_loop();
     p.since_mark = MANY;
     p.record(1, usize::MAX);
@@ -173,7 +182,7 @@ fn chunks_double_pause_and_resume() {
     // The chunk's share of a span of TIMED_CHUNK items is n / TIMED_CHUNK of its time.
     let slow_span = |p: &mut Pacer, chunk_ns: u64, n: usize| {
         p.since_mark = TIMED_CHUNK - n;
-        p.mark = ticks().wrapping_sub(ticks_in(chunk_ns * (TIMED_CHUNK / n) as u64));
+        p.mark = ticks().wrapping_sub(chunk_ns * (TIMED_CHUNK / n) as u64);
         p.record(n, usize::MAX);
     };
     slow_span(&mut p, LONG_CHUNK_NS * 2, 4);
@@ -228,11 +237,11 @@ fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
     // The reading before it called for a wake too (`wake_seen`): a lone reading asks for
     // none (`a_lone_reading_wakes_nobody`).
     let reading = |age: u64, left: u64| {
-        let mut p = Pacer::new(1, usize::MAX);
+        let mut p = pacer(1, usize::MAX);
         p.start_loop();
         let now = ticks();
-        p.began = now.wrapping_sub(ticks_in(age)).max(1);
-        p.mark = now.wrapping_sub(ticks_in(SPAN));
+        p.began = now.wrapping_sub(age).max(1);
+        p.mark = now.wrapping_sub(SPAN);
         p.since_mark = ITEMS - 1;
         p.wake_seen = true;
         p.record(1, left as usize);
@@ -259,7 +268,7 @@ fn a_lone_reading_wakes_nobody() {
     let span = |p: &mut Pacer, ns_ago: u64| {
         p.since_mark = TIMED_CHUNK - 1;
         let now = ticks();
-        p.mark = now.wrapping_sub(ticks_in(ns_ago));
+        p.mark = now.wrapping_sub(ns_ago);
         // A drive just begun: the heartbeat's rule (a wake once the drive is a heartbeat
         // period old) stays out of it however slowly the test runs (ThreadSanitizer).
         p.began = now;
@@ -268,7 +277,7 @@ fn a_lone_reading_wakes_nobody() {
     };
     let slow = |p: &mut Pacer| span(p, EARLY_WAKE_SPAN_NS);
     let fast = |p: &mut Pacer| span(p, 0);
-    let mut p = Pacer::new(1, usize::MAX);
+    let mut p = pacer(1, usize::MAX);
     p.start_loop();
     slow(&mut p);
     assert_eq!((p.wake_pending, p.long), (0, false), "one slow reading");
@@ -294,7 +303,7 @@ fn an_awake_thief_makes_a_loop_hot() {
     };
     let enough = 2 * ASKED_SPLIT_NS;
     let fresh = || {
-        let mut p = Pacer::new(1, usize::MAX);
+        let mut p = pacer(1, usize::MAX);
         p.start_loop();
         p
     };
@@ -336,11 +345,11 @@ fn an_awake_thief_makes_a_loop_hot() {
 fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
     let streak = Cell::new((0, 0));
     let enough = 2 * ASKED_SPLIT_NS;
-    // A drive that began at `began`, read at began + 1,000 ticks with `enough` ns of work
-    // left (estimated end: began + 1,000 + ticks_in(enough)), and no thief awake: whether it
+    // A drive that began at `began`, read at began + 1,000 with `enough` of work
+    // left (estimated end: began + 1,000 + enough), and no thief awake: whether it
     // wakes one.
     let drive = |began: u64| {
-        let mut p = Pacer::new(1, usize::MAX);
+        let mut p = pacer(1, usize::MAX);
         p.began = began;
         let now = began + 1_000;
         let items = HOT_SPAN_ITEMS;
@@ -353,15 +362,15 @@ fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
     let t = 1_000_000;
     // The first drive has nothing to follow.
     assert!(!drive(t));
-    let end = t + 1_000 + ticks_in(enough);
-    let gap = ticks_in(STREAK_GAP_NS);
+    let end = t + 1_000 + enough;
+    let gap = STREAK_GAP_NS;
     // One that begins right after the last one's end continues a loop: wake.
     assert!(drive(end + gap / 2));
     // One that begins long after it does not.
-    let end = end + gap / 2 + 1_000 + ticks_in(enough);
+    let end = end + gap / 2 + 1_000 + enough;
     assert!(!drive(end + 2 * gap));
     // A drive with less than LOOP_WAKE_NS of work left does not, even in a loop.
-    let mut p = Pacer::new(1, usize::MAX);
+    let mut p = pacer(1, usize::MAX);
     let (_, last_end) = streak.get();
     p.began = last_end + 1;
     let items = HOT_SPAN_ITEMS;
@@ -386,11 +395,11 @@ fn short_loops_stop_asking_as_before() {
     const ITEMS: u64 = 1_000;
     let first_reading = |left: usize| {
         let span = 3 * MIN_SPLIT_NS / 4 * ITEMS / left as u64;
-        let mut p = Pacer::new(1, usize::MAX);
+        let mut p = pacer(1, usize::MAX);
         p.start_loop();
         STREAK.with(|streak| streak.set((p.began - 1, p.began)));
         p.since_mark = ITEMS as usize - 1;
-        p.mark = ticks().wrapping_sub(ticks_in(span));
+        p.mark = ticks().wrapping_sub(span);
         p.record(1, left);
         p.asking
     };
@@ -406,7 +415,7 @@ fn heavy_items_split_without_a_request() {
     // each: a loop inside the pool splits at once. The test thread has no seat, so
     // `split_wanted` says no: only the heavy-items rule can split here.
     let heavy = |entered: bool, per_item: u64| {
-        let mut p = Pacer::new(1, usize::MAX);
+        let mut p = pacer(1, usize::MAX);
         p.start_loop();
         p.rate = (per_item * 10, 10);
         p.proven = true;
@@ -418,7 +427,7 @@ fn heavy_items_split_without_a_request() {
     // Outside the pool it first enters (after the chunk under way), then splits.
     assert_ne!(heavy(false, 2 * MIN_SPLIT_NS), Step::Split);
     // One item is no split.
-    let mut p = Pacer::new(1, usize::MAX);
+    let mut p = pacer(1, usize::MAX);
     p.start_loop();
     p.rate = (2 * MIN_SPLIT_NS, 1);
     p.proven = true;
@@ -427,7 +436,7 @@ fn heavy_items_split_without_a_request() {
     // A long loop does not split at once on an inherited estimate: it runs a chunk
     // first, whose reading may show the estimate to be a glitch; with a reading of its
     // own that confirms heavy items, it splits.
-    let mut p = Pacer::new(1, usize::MAX);
+    let mut p = pacer(1, usize::MAX);
     p.start_loop();
     p.rate = (2 * MIN_SPLIT_NS, 1);
     p.proven = true;
@@ -440,7 +449,7 @@ fn heavy_items_split_without_a_request() {
 
 #[test]
 fn short_loops_stop_asking() {
-    let mut p = Pacer::new(1, usize::MAX);
+    let mut p = pacer(1, usize::MAX);
     p.start_loop();
     p.record(1, 10);
     assert!(
@@ -450,7 +459,7 @@ fn short_loops_stop_asking() {
     // Nothing will split this loop, so the rest goes in one chunk...
     assert_eq!(p.decide(10), Step::FoldAll);
     // ...unless `with_max_len` still demands splits.
-    let mut p = Pacer::new(1, 4);
+    let mut p = pacer(1, 4);
     p.start_loop();
     p.record(1, 10);
     assert!(!p.asking);
@@ -472,7 +481,7 @@ fn split_points_are_aligned_when_that_keeps_leaves_long_enough() {
 
 #[test]
 fn ordered_searches_keep_a_lead_that_grows_with_the_distance_searched() {
-    let mut pacer = Pacer::new(1, usize::MAX);
+    let mut pacer = pacer(1, usize::MAX);
     // 1,000 items took the lead's time: the lead is 1,000 items, rounded up to 64.
     pacer.rate = (SEARCH_LEAD_NS, 1000);
     assert_eq!(pacer.search_split_point(1_000_000), 1024);
@@ -502,44 +511,44 @@ fn early_wakes_need_a_long_reading_and_long_work_left() {
     let span = EARLY_WAKE_SPAN_NS;
     // One item took the whole span: the work left is that many spans.
     let items_left = (EARLY_WAKE_NS / span + 1) as usize;
-    assert!(long_work_ahead(span, 1, items_left));
-    assert!(!long_work_ahead(span, 1, items_left / 2));
+    assert!(long_work_ahead(&NANOS, span, 1, items_left));
+    assert!(!long_work_ahead(&NANOS, span, 1, items_left / 2));
     // The same rate measured over a shorter span is not trusted.
-    assert!(!long_work_ahead(span / 2, 1, 2 * items_left));
+    assert!(!long_work_ahead(&NANOS, span / 2, 1, 2 * items_left));
     // Cheap items: a span of 100,000 of them leaves too little for 10,000 more.
-    assert!(!long_work_ahead(span, 100_000, 10_000));
-    assert!(long_work_ahead(span, 100_000, 100_000 * items_left));
-    assert!(!long_work_ahead(u64::MAX, 1, 0));
+    assert!(!long_work_ahead(&NANOS, span, 100_000, 10_000));
+    assert!(long_work_ahead(&NANOS, span, 100_000, 100_000 * items_left));
+    assert!(!long_work_ahead(&NANOS, u64::MAX, 1, 0));
 }
 
 #[test]
 fn early_wakes_ask_one_sleeper_per_share_of_the_work_left() {
     let share = WAKE_SHARE_NS;
     // 1 item per share: as many wakes as items left, at least 1, at most 64.
-    assert_eq!(early_wakes(share, 1, 7), 7);
-    assert_eq!(early_wakes(share, 1, 0), 1);
-    assert_eq!(early_wakes(share, 1, 1_000), 64);
+    assert_eq!(early_wakes(&NANOS, share, 1, 7), 7);
+    assert_eq!(early_wakes(&NANOS, share, 1, 0), 1);
+    assert_eq!(early_wakes(&NANOS, share, 1, 1_000), 64);
     // The work left just below two shares asks for one.
-    assert_eq!(early_wakes(share, 2, 3), 1);
+    assert_eq!(early_wakes(&NANOS, share, 2, 3), 1);
     // Cheap items: 100,000 per share, 350,000 left.
-    assert_eq!(early_wakes(share, 100_000, 350_000), 3);
-    assert_eq!(early_wakes(u64::MAX, 1, usize::MAX), 64);
+    assert_eq!(early_wakes(&NANOS, share, 100_000, 350_000), 3);
+    assert_eq!(early_wakes(&NANOS, u64::MAX, 1, usize::MAX), 64);
 }
 
 #[test]
 fn a_first_leaf_wakes_by_the_work_its_time_says_is_left() {
     // A leaf too short to time well wakes nobody, however many leaves follow.
-    assert_eq!(first_leaf_wakes(LEAF_SPAN_NS - 1, 40), 0);
+    assert_eq!(first_leaf_wakes(&NANOS, LEAF_SPAN_NS - 1, 40), 0);
     // Work left below the early-wake bound: nobody (one leaf of a two-leaf drive).
-    assert_eq!(first_leaf_wakes(EARLY_WAKE_NS - 1, 1), 0);
+    assert_eq!(first_leaf_wakes(&NANOS, EARLY_WAKE_NS - 1, 1), 0);
     // Just enough work left: two shares of it, two wakes.
-    assert_eq!(first_leaf_wakes(EARLY_WAKE_NS, 1), 2);
+    assert_eq!(first_leaf_wakes(&NANOS, EARLY_WAKE_NS, 1), 2);
     // 13 levels (16 threads): 8,191 more leaves of one share each is more than 64 wakes.
-    assert_eq!(first_leaf_wakes(WAKE_SHARE_NS, 13), 64);
+    assert_eq!(first_leaf_wakes(&NANOS, WAKE_SHARE_NS, 13), 64);
     // 7 more leaves of one share each: 7 wakes.
-    assert_eq!(first_leaf_wakes(WAKE_SHARE_NS, 3), 7);
+    assert_eq!(first_leaf_wakes(&NANOS, WAKE_SHARE_NS, 3), 7);
     // No overflow on absurd inputs.
-    assert_eq!(first_leaf_wakes(u64::MAX, u32::MAX), 64);
+    assert_eq!(first_leaf_wakes(&NANOS, u64::MAX, u32::MAX), 64);
 }
 
 #[test]
@@ -551,9 +560,9 @@ fn a_first_leaf_alone_wakes_nobody() {
     let long = MIN_SPLIT_NS - 1;
     const { assert!(LEAF_SPAN_NS < MIN_SPLIT_NS) };
     // Enough work left behind a first leaf just short of MIN_SPLIT_NS: 7 more leaves.
-    assert!(first_leaf_wakes(long, 3) > 0);
+    assert!(first_leaf_wakes(&NANOS, long, 3) > 0);
     let pending = || FIRST_LEAF.with(Cell::get);
-    first_leaf_timed(long, 3, drive);
+    first_leaf_timed(&NANOS, long, 3, drive);
     assert_eq!(pending(), (drive, 3));
     // A leaf of another drive (a nested one) leaves it alone.
     next_leaf_timed(0, other);
@@ -563,12 +572,12 @@ fn a_first_leaf_alone_wakes_nobody() {
     assert_eq!(pending(), (0, 0));
     // A first leaf too short to call for a wake leaves nothing; one of MIN_SPLIT_NS or
     // more wakes at once (nothing outside a pool) and leaves nothing either.
-    first_leaf_timed(LEAF_SPAN_NS - 1, 3, drive);
+    first_leaf_timed(&NANOS, LEAF_SPAN_NS - 1, 3, drive);
     assert_eq!(pending(), (0, 0));
-    first_leaf_timed(MIN_SPLIT_NS, 3, drive);
+    first_leaf_timed(&NANOS, MIN_SPLIT_NS, 3, drive);
     assert_eq!(pending(), (0, 0));
     // The end of a drive forgets its own verdict only.
-    first_leaf_timed(long, 3, drive);
+    first_leaf_timed(&NANOS, long, 3, drive);
     let flag = AtomicBool::new(false);
     drive_unindexed_ended(&flag);
     assert_eq!(pending(), (drive, 3));

@@ -1,13 +1,11 @@
 //! The unindexed driver: producers that split only in halves, eagerly to a depth, along each
 //! thread's spine, and where the scheduler asks; the first leaf's time may wake sleepers early.
 
-use super::policy::early_wakes;
+use super::policy::{early_wakes, Bars};
 use crate::iter::plumbing::{Folder, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::scheduler::{beat_now, share_waking, split_wanted, touch, watch};
-use crate::sync::{ns_in, ticks};
-use crate::tuning::{
-    EAGER_LEAVES_PER_THREAD, EARLY_WAKE_NS, LEAF_SPAN_NS, MIN_SPLIT_NS, SPINE_DEPTH,
-};
+use crate::sync::ticks;
+use crate::tuning::{EAGER_LEAVES_PER_THREAD, SPINE_DEPTH};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -38,15 +36,16 @@ thread_local! {
 /// of a short one, and waiting for a second leaf of heavy items (`par_lines` over 8 lines of
 /// 0.8 ms) made the call 4.0 ms instead of 3.3 to 3.4 in most runs.
 #[cold]
-pub(super) fn first_leaf_timed(spent: u64, levels: u32, drive: usize) {
-    let wakes = first_leaf_wakes(spent, levels);
-    let pending = if wakes > 0 && spent < MIN_SPLIT_NS {
+pub(super) fn first_leaf_timed(bars: &Bars, spent: u64, levels: u32, drive: usize) {
+    let wakes = first_leaf_wakes(bars, spent, levels);
+    let split = bars.min_split;
+    let pending = if wakes > 0 && spent < split {
         (drive, levels)
     } else {
         (0, 0)
     };
     FIRST_LEAF.with(|first| first.set(pending));
-    if wakes > 0 && spent >= MIN_SPLIT_NS {
+    if wakes > 0 && spent >= split {
         beat_now(wakes);
     }
 }
@@ -58,7 +57,7 @@ pub(super) fn first_leaf_timed(spent: u64, levels: u32, drive: usize) {
 pub(super) fn next_leaf_timed(spent: u64, drive: usize) {
     let (first_drive, levels) = FIRST_LEAF.with(Cell::get);
     if first_drive == drive {
-        second_leaf_timed(spent, levels);
+        second_leaf_timed(Bars::now(), spent, levels);
     }
 }
 
@@ -75,22 +74,23 @@ pub(in crate::iter::plumbing) fn drive_unindexed_ended(share: &AtomicBool) {
 }
 
 #[cold]
-pub(super) fn second_leaf_timed(spent: u64, levels: u32) {
+pub(super) fn second_leaf_timed(bars: &Bars, spent: u64, levels: u32) {
     FIRST_LEAF.with(|first| first.set((0, 0)));
-    let wakes = first_leaf_wakes(spent, levels);
+    let wakes = first_leaf_wakes(bars, spent, levels);
     if wakes > 0 {
         beat_now(wakes);
     }
 }
 
 /// How many sleepers [`first_leaf_timed`] wakes: 0 for none.
-pub(super) fn first_leaf_wakes(spent: u64, levels: u32) -> u32 {
+pub(super) fn first_leaf_wakes(bars: &Bars, spent: u64, levels: u32) -> u32 {
     // Leaves of the same size make up the rest of the drive; more than 2^40 is as good as
     // infinite.
     let remaining = (1usize << levels.min(40)) - 1;
-    if spent >= LEAF_SPAN_NS && (remaining as u128) * u128::from(spent) >= u128::from(EARLY_WAKE_NS)
+    if spent >= bars.leaf_span
+        && (remaining as u128) * u128::from(spent) >= u128::from(bars.early_wake)
     {
-        early_wakes(spent, 1, remaining)
+        early_wakes(bars, spent, 1, remaining)
     } else {
         0
     }
@@ -260,17 +260,17 @@ where
     let start = ticks();
     let folder = producer.fold_with(consumer.into_folder());
     let end = ticks();
-    let spent = ns_in(end.wrapping_sub(start));
+    let spent = end.wrapping_sub(start);
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
     // need not hand the rest out yet.
     let drive = drive_token(share);
     touch(drive, end);
     if let Some(levels @ 1..) = timed {
-        first_leaf_timed(spent, levels, drive);
+        first_leaf_timed(Bars::now(), spent, levels, drive);
     } else {
         next_leaf_timed(spent, drive);
     }
-    if spent >= MIN_SPLIT_NS {
+    if spent >= Bars::now().min_split {
         share.store(true, Ordering::Relaxed);
         share_waking();
     }
