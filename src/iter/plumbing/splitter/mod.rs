@@ -2,6 +2,55 @@
 //! folding. Replaces rayon's "split about `num_threads` times, then again on every steal",
 //! whose fixed splits cost ~70x a sequential loop on a 1,000-element sum.
 //!
+//! # A walk-through: how `v.par_iter().sum()` reaches the worker threads
+//!
+//! Each step names the file that holds it, in the order a call passes through them.
+//!
+//! 1. `src/prelude.rs` brings in the traits. `par_iter()` (`IntoParallelRefIterator`,
+//!    `src/iter/mod.rs`) calls `into_par_iter()` on `&[T]` (or `&Vec<T>`, `src/iter/vec.rs`),
+//!    which returns `slice::Iter` (`src/slice/iter.rs`): an indexed iterator whose producer
+//!    is the sub-slice itself.
+//! 2. `sum` (`ParallelIterator::sum`, `src/iter/mod.rs`) calls `reduce::sum`
+//!    (`src/iter/reduce.rs`), which builds a consumer (`CombineConsumer<Add, S>`: its folder
+//!    runs `Iterator::sum` over a chunk, its reducer adds two partial sums) and calls
+//!    `drive_unindexed` with it.
+//! 3. The slice iterator answers with `bridge` (`src/iter/plumbing/mod.rs`): it hands its
+//!    producer to `bridge_producer_consumer`, which makes a fresh [`Pacer`] and calls this
+//!    driver, [`drive_indexed`] (`splitter/indexed.rs`).
+//! 4. The chunk loop (`chunk_loop`) asks the pacer (`splitter/policy.rs`, `Pacer::decide`)
+//!    what to do next: peel a chunk off the front (`Producer::split_at`,
+//!    `Consumer::split_at`), fold it (`Producer::fold_with`: the sequential `sum` of that
+//!    sub-slice) and add it to the chunks before; fold all the rest; or split. The pacer
+//!    times chunks with the cheap clock (`src/sync/clock.rs`) and compares the estimate of
+//!    the work left with the thresholds of `src/tuning.rs`. A 1,000-item sum ends here, on
+//!    the calling thread: two chunks, never entering the scheduler.
+//! 5. Once the loop has run [`PROVEN_NS`](crate::tuning::PROVEN_NS), it enters the scheduler
+//!    (`enter_and_drive` calls `scheduler::enter`, `src/scheduler/mod.rs`). A thread outside
+//!    every pool becomes a guest of the global pool: `pool::global_registry`
+//!    (`src/scheduler/pool.rs`) starts it on first use (`builder.rs`, and
+//!    `registry/lifecycle.rs` for the threads), and `Registry::enter_as_guest`
+//!    (`registry/mod.rs`) gives the thread a seat (`registry/seat.rs`).
+//! 6. Between chunks the pacer polls its seat (`scheduler::split_wanted`, forwarded to
+//!    `Owner::split_wanted` in `registry/owner.rs`): an idle worker has raised the seat's
+//!    request flag, or the heartbeat says a sleeping worker should be woken. The loop then
+//!    splits the items left in halves (`split_and_join`) and calls `scheduler::join`
+//!    (`src/scheduler/join.rs`): the second half's job is recorded in the join's stack frame
+//!    and the seat's frames, not yet in a queue.
+//! 7. The join's own poll promotes the recorded frame onto the seat's Chase-Lev deque
+//!    (`src/scheduler/deque.rs`), waking a sleeper (`src/scheduler/sleep.rs`) if the heartbeat
+//!    asked for one. A worker, looping in `Owner::wait_until_cold` (`registry/owner.rs`),
+//!    steals the job (`job.rs`) and runs the second half: the same `drive_indexed`, with a
+//!    copy of the pacer, in its own chunk loop.
+//! 8. The calling thread runs the first half meanwhile. When it is done it pops the second
+//!    half back if nobody took it, or runs other jobs until the thief sets the frame's latch
+//!    (`src/scheduler/latch.rs`). The reducer adds the two halves' sums, and each level of
+//!    splits adds its own on the way back up to `sum`'s caller.
+//!
+//! The scheduler's side of steps 5 to 8 (seats, promotion, the heartbeat, stealing, sleep)
+//! is specified with its proofs in `src/scheduler/README.md`.
+//!
+//! # The policy
+//!
 //! Indexed work is processed as a loop over chunks taken off the front. A chunk starts at one
 //! item and doubles, so that a thread that gets hungry is answered within a few items even when
 //! items are heavy (where a clock reading says items are cheap, it grows faster, to about
