@@ -234,7 +234,13 @@ impl Pacer {
     /// Starts the loop of one `drive_indexed` call.
     #[inline]
     pub(super) fn start_loop(&mut self) {
-        self.loop_start = ticks();
+        self.start_loop_at(ticks());
+    }
+
+    /// [`Pacer::start_loop`] with the clock reading `now` (tests give readings of their own).
+    #[inline(always)]
+    pub(super) fn start_loop_at(&mut self, now: u64) {
+        self.loop_start = now;
         if self.began == 0 {
             self.began = self.loop_start.max(1);
         }
@@ -504,6 +510,14 @@ impl Pacer {
     /// the clock if due: updates the estimate, the chunk size and whether to keep asking.
     #[inline]
     pub(super) fn record(&mut self, n: usize, remaining: usize) {
+        self.record_by(n, remaining, ticks);
+    }
+
+    /// [`Pacer::record`] with the clock as an argument: `clock` is called once if a reading
+    /// is due, and not at all otherwise. Tests pass readings of their own, so that a span
+    /// lasts what the test says whatever the real clock's speed.
+    #[inline(always)]
+    pub(super) fn record_by(&mut self, n: usize, remaining: usize, clock: impl FnOnce() -> u64) {
         let first = self.done == 0;
         self.done += n;
         self.since_mark += n;
@@ -527,7 +541,7 @@ impl Pacer {
                 worth_reading || self.since_mark >= TIMED_CHUNK
             };
         if read {
-            let now = ticks();
+            let now = clock();
             let spent = now.wrapping_sub(self.mark);
             let items = self.since_mark;
             self.rate = (spent, items);

@@ -1,7 +1,6 @@
 use super::policy::*;
 use super::unindexed::*;
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer, UnindexedProducer};
-use crate::sync::ticks;
 use crate::tuning::*;
 use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
@@ -13,6 +12,17 @@ fn pacer(min_len: usize, max_len: usize) -> Pacer {
         bars: &NANOS,
         ..Pacer::new(min_len, max_len)
     }
+}
+
+/// Where the tests' clock starts: far from 0 and from wrapping, so that readings before and
+/// after it stay ordered. Tests that time a span read this clock, not the real one, and move
+/// it by what the span should last: a span then lasts that long on any clock, at any speed,
+/// under any load (under emulation, with the thread held up between two readings).
+const T0: u64 = 1 << 40;
+
+/// `p.record(n, remaining)` with the reading `now` if a reading is due.
+fn record_at(p: &mut Pacer, n: usize, remaining: usize, now: u64) {
+    p.record_by(n, remaining, || now);
 }
 
 /// Halves of a range of items; records the length of every leaf it folds, in order.
@@ -158,32 +168,33 @@ fn ramp_chunks_hold_about_ramp_ticks_of_work() {
 
 #[test]
 fn chunks_double_pause_and_resume() {
-    // A span "fast" whatever the clock says: so many items that even a thread paused for
-    // seconds between two readings gives each a tiny share (the test asserts no time).
+    // A fast span: so many items in a microsecond that each takes a tiny share of it.
     const MANY: usize = 1 << 40;
+    // Readings that come due take `p.mark + span`: the clock moves by what the test says.
+    let fast = |p: &mut Pacer, n: usize| record_at(p, n, usize::MAX, p.mark + 1_000);
     let mut p = pacer(1, usize::MAX);
-    p.start_loop();
+    p.start_loop_at(T0);
     p.since_mark = MANY;
-    p.record(1, usize::MAX);
+    fast(&mut p, 1);
     // A fast reading lets the chunk grow at once, by at most RAMP_GROWTH.
     assert_eq!(p.chunk, RAMP_GROWTH);
     // The next peel ends at a multiple of the chunk size, then whole chunks follow; with
     // no reading due (the estimate says these items are cheap), a whole chunk doubles the
     // size and the aligning rest does not.
     assert_eq!(p.decide(usize::MAX), Step::Peel(RAMP_GROWTH - 1));
-    p.record(RAMP_GROWTH - 1, usize::MAX);
+    fast(&mut p, RAMP_GROWTH - 1);
     assert_eq!(p.chunk, RAMP_GROWTH);
     assert_ne!(p.chunks_since_mark, 0, "no reading");
     assert_eq!(p.decide(usize::MAX), Step::Peel(RAMP_GROWTH));
-    p.record(RAMP_GROWTH, usize::MAX);
+    fast(&mut p, RAMP_GROWTH);
     assert_eq!(p.chunk, 2 * RAMP_GROWTH);
     let mut p = Pacer { chunk: 4, ..p };
     // A slow span pauses the growth once the chunk is long; the next fast one resumes it.
     // The chunk's share of a span of TIMED_CHUNK items is n / TIMED_CHUNK of its time.
     let slow_span = |p: &mut Pacer, chunk_ns: u64, n: usize| {
         p.since_mark = TIMED_CHUNK - n;
-        p.mark = ticks().wrapping_sub(chunk_ns * (TIMED_CHUNK / n) as u64);
-        p.record(n, usize::MAX);
+        let now = p.mark + chunk_ns * (TIMED_CHUNK / n) as u64;
+        record_at(p, n, usize::MAX, now);
     };
     slow_span(&mut p, LONG_CHUNK_NS * 2, 4);
     assert_eq!(p.chunk, 4);
@@ -193,12 +204,12 @@ fn chunks_double_pause_and_resume() {
     // until the next reading.
     p.long = true;
     for _ in 1..SETTLED_READ_CHUNKS {
-        p.record(4, usize::MAX);
+        fast(&mut p, 4);
         assert_eq!(p.chunk, 4);
         assert_ne!(p.chunks_since_mark, 0, "no reading");
     }
     p.since_mark = MANY;
-    p.record(4, usize::MAX);
+    fast(&mut p, 4);
     assert_eq!(p.chunks_since_mark, 0, "a reading");
     assert_eq!(
         p.chunk,
@@ -206,19 +217,14 @@ fn chunks_double_pause_and_resume() {
         "a fast reading resumes the growth"
     );
     assert!(!p.settled);
-    p.record(3, usize::MAX);
+    fast(&mut p, 3);
     assert_eq!(p.chunk, 4 * RAMP_GROWTH);
     // Over SETTLED_NS but short of LONG_CHUNK_NS: a chunk of few items keeps
-    // doubling (its end costs more than its bookkeeping), one of many items pauses. The
-    // clock runs on between the two readings, making the chunk look longer: a thread
-    // held up for most of a millisecond there would see a long chunk, hence the retries.
-    const { assert!(SETTLED_NS * 2 < LONG_CHUNK_NS / 2) };
-    let doubled = (0..5).any(|_| {
-        let mut q = Pacer { chunk: 8, ..p };
-        slow_span(&mut q, SETTLED_NS * 2, 8);
-        q.chunk == 16
-    });
-    assert!(doubled, "a chunk of 8 items short of LONG_CHUNK_NS paused");
+    // doubling (its end costs more than its bookkeeping), one of many items pauses.
+    const { assert!(SETTLED_NS * 2 < LONG_CHUNK_NS) };
+    let mut q = Pacer { chunk: 8, ..p };
+    slow_span(&mut q, SETTLED_NS * 2, 8);
+    assert_eq!(q.chunk, 16, "a chunk of 8 items short of LONG_CHUNK_NS paused");
     let mut q = Pacer {
         chunk: SETTLED_MIN_ITEMS,
         ..p
@@ -229,22 +235,21 @@ fn chunks_double_pause_and_resume() {
 
 #[test]
 fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
-    // A reading of a span of ITEMS items over SPAN ns (one nanosecond an item, whatever the
-    // clock adds while the test runs is small against SPAN), `age` ns after the drive
-    // began, with `left` items to go.
+    // A reading of a span of ITEMS items over SPAN ns (one nanosecond an item), `age` ns
+    // after the drive began, with `left` items to go.
     const ITEMS: usize = 100_000;
     const SPAN: u64 = ITEMS as u64;
     // The reading before it called for a wake too (`wake_seen`): a lone reading asks for
     // none (`a_lone_reading_wakes_nobody`).
     let reading = |age: u64, left: u64| {
         let mut p = pacer(1, usize::MAX);
-        p.start_loop();
-        let now = ticks();
-        p.began = now.wrapping_sub(age).max(1);
-        p.mark = now.wrapping_sub(SPAN);
+        let now = T0;
+        p.start_loop_at(now);
+        p.began = now - age;
+        p.mark = now - SPAN;
         p.since_mark = ITEMS - 1;
         p.wake_seen = true;
-        p.record(1, left as usize);
+        record_at(&mut p, 1, left as usize, now);
         (p.wake_pending, p.long)
     };
     // Short of the early wake's EARLY_WAKE_NS of work left, but a split's worth.
@@ -252,9 +257,8 @@ fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
     assert_eq!(reading(2 * HEARTBEAT_NS, 2 * MIN_SPLIT_NS), (1, true));
     // Less than a split's worth left: no wake.
     assert_eq!(reading(2 * HEARTBEAT_NS, MIN_SPLIT_NS / 2), (0, false));
-    // Not yet a heartbeat into the drive (retried: a thread held up between the two clock
-    // readings would see the drive older than it is).
-    assert!((0..5).any(|_| reading(0, 2 * MIN_SPLIT_NS) == (0, false)));
+    // Not yet a heartbeat into the drive.
+    assert_eq!(reading(0, 2 * MIN_SPLIT_NS), (0, false));
     // Long work left wakes by the early-wake rule, however young the drive.
     assert!(reading(0, 4 * EARLY_WAKE_NS).0 >= 1);
 }
@@ -265,20 +269,19 @@ fn a_lone_reading_wakes_nobody() {
     // (as a thread held up by an interrupt measures them), or next to nothing, with enough
     // items left for twice EARLY_WAKE_NS of work at the slow rate.
     let left = TIMED_CHUNK * (2 * EARLY_WAKE_NS / EARLY_WAKE_SPAN_NS) as usize;
-    let span = |p: &mut Pacer, ns_ago: u64| {
+    let span = |p: &mut Pacer, ns: u64| {
         p.since_mark = TIMED_CHUNK - 1;
-        let now = ticks();
-        p.mark = now.wrapping_sub(ns_ago);
+        let now = p.mark + ns;
         // A drive just begun: the heartbeat's rule (a wake once the drive is a heartbeat
-        // period old) stays out of it however slowly the test runs (ThreadSanitizer).
+        // period old) stays out of it.
         p.began = now;
-        p.record(1, left);
+        record_at(p, 1, left, now);
         assert_eq!(p.chunks_since_mark, 0, "a reading");
     };
     let slow = |p: &mut Pacer| span(p, EARLY_WAKE_SPAN_NS);
     let fast = |p: &mut Pacer| span(p, 0);
     let mut p = pacer(1, usize::MAX);
-    p.start_loop();
+    p.start_loop_at(T0);
     slow(&mut p);
     assert_eq!((p.wake_pending, p.long), (0, false), "one slow reading");
     assert!(p.wake_seen);
@@ -396,11 +399,10 @@ fn short_loops_stop_asking_as_before() {
     let first_reading = |left: usize| {
         let span = 3 * MIN_SPLIT_NS / 4 * ITEMS / left as u64;
         let mut p = pacer(1, usize::MAX);
-        p.start_loop();
+        p.start_loop_at(T0);
         STREAK.with(|streak| streak.set((p.began - 1, p.began)));
         p.since_mark = ITEMS as usize - 1;
-        p.mark = ticks().wrapping_sub(span);
-        p.record(1, left);
+        record_at(&mut p, 1, left, T0 + span);
         p.asking
     };
     const { assert!(ASKED_SPLIT_NS < 3 * MIN_SPLIT_NS / 4) };
@@ -449,9 +451,10 @@ fn heavy_items_split_without_a_request() {
 
 #[test]
 fn short_loops_stop_asking() {
+    // A first item of 10 ns: 10 items left are not worth a split.
     let mut p = pacer(1, usize::MAX);
-    p.start_loop();
-    p.record(1, 10);
+    p.start_loop_at(T0);
+    record_at(&mut p, 1, 10, T0 + 10);
     assert!(
         !p.asking,
         "10 items left after a ~instant first item are not worth a split"
@@ -460,8 +463,8 @@ fn short_loops_stop_asking() {
     assert_eq!(p.decide(10), Step::FoldAll);
     // ...unless `with_max_len` still demands splits.
     let mut p = pacer(1, 4);
-    p.start_loop();
-    p.record(1, 10);
+    p.start_loop_at(T0);
+    record_at(&mut p, 1, 10, T0 + 10);
     assert!(!p.asking);
     assert_eq!(p.decide(10), Step::Split);
     assert_eq!(p.decide(4), Step::FoldAll);
