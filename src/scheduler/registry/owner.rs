@@ -403,7 +403,9 @@ impl<'a> Owner<'a> {
         let now = now.unwrap_or_else(ticks);
         let next = local.next_beat.get();
         if next == 0 {
-            local.next_beat.set(beat_deadline(now, ticks_in(HEARTBEAT_NS)));
+            local
+                .next_beat
+                .set(beat_deadline(now, ticks_in(HEARTBEAT_NS)));
             return false;
         }
         // Signed difference: the clock does not wrap in practice, and this stays right if it
@@ -411,7 +413,9 @@ impl<'a> Owner<'a> {
         if (now.wrapping_sub(next) as i64) < 0 {
             return false;
         }
-        local.next_beat.set(beat_deadline(now, ticks_in(PROVEN_BEAT_NS)));
+        local
+            .next_beat
+            .set(beat_deadline(now, ticks_in(PROVEN_BEAT_NS)));
         self.registry().beat_should_wake()
     }
 

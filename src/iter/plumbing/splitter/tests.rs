@@ -224,7 +224,10 @@ fn chunks_double_pause_and_resume() {
     const { assert!(SETTLED_NS * 2 < LONG_CHUNK_NS) };
     let mut q = Pacer { chunk: 8, ..p };
     slow_span(&mut q, SETTLED_NS * 2, 8);
-    assert_eq!(q.chunk, 16, "a chunk of 8 items short of LONG_CHUNK_NS paused");
+    assert_eq!(
+        q.chunk, 16,
+        "a chunk of 8 items short of LONG_CHUNK_NS paused"
+    );
     let mut q = Pacer {
         chunk: SETTLED_MIN_ITEMS,
         ..p
