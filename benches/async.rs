@@ -6,6 +6,8 @@
 //!   back to back (a loop of calls: the pool's threads are still awake from the last one),
 //!   interleaved with the other peers and each peer alone, and after 2 ms of idle time each
 //!   (the threads asleep: what an occasional call pays);
+//! - where a back-to-back round trip goes, each peer alone: from the spawn to the closure's
+//!   start on a pool thread, and from there back to the awaiter;
 //! - a 1,000-item `i64` sum from the main thread against the sequential loop, back to back
 //!   and right after a round trip (the pool's threads just woke the executor);
 //! - a 10M-item `i64` sum: `spawn_future(move || v.par_iter().sum())` against calling the sum
@@ -136,6 +138,47 @@ fn round_trips_alone(runtime: &Runtime, peer: Peer) -> Vec<f64> {
     })
 }
 
+/// Where a back-to-back round trip goes, each peer alone: 1,000 calls whose closure reads the
+/// clock when it starts; "to the pool thread" is from before the spawn to that reading (the
+/// job posted, a pool thread finding it, waking it if it slept), "back to the awaiter" from
+/// that reading to the await's return (the completion, the waker, the executor's thread
+/// woken and running again). Both in microseconds, median (p10 / p90).
+fn round_trip_breakdown(runtime: &Runtime) {
+    println!(
+        "round trip split, back to back, each peer alone (1,000 each): median (p10 / p90) in us"
+    );
+    for peer in PEERS {
+        std::thread::sleep(Duration::from_millis(50));
+        let (to_pool, back) = runtime.block_on(async {
+            let (mut to_pool, mut back) = (Vec::new(), Vec::new());
+            for round in 0..1_050 {
+                let start = Instant::now();
+                let (x, ran) = peer
+                    .run(move || (std::hint::black_box(round), Instant::now()))
+                    .await;
+                let end = Instant::now();
+                assert_eq!(x, round);
+                if round >= 50 {
+                    to_pool.push((ran - start).as_secs_f64() * 1e6);
+                    back.push((end - ran).as_secs_f64() * 1e6);
+                }
+            }
+            (to_pool, back)
+        });
+        println!(
+            "  {:<24} to the pool thread {:>5.1} ({:>5.1} / {:>5.1}), back to the awaiter \
+             {:>5.1} ({:>5.1} / {:>5.1})",
+            peer.name(),
+            median(to_pool.clone()),
+            percentile(to_pool.clone(), 0.1),
+            percentile(to_pool, 0.9),
+            median(back.clone()),
+            percentile(back.clone(), 0.1),
+            percentile(back, 0.9),
+        );
+    }
+}
+
 fn big_sum(runtime: &Runtime) {
     use blitz_par::prelude::*;
     let v: Arc<Vec<i64>> = Arc::new((0..10_000_000i64).map(|x| x ^ 0x55).collect());
@@ -264,7 +307,7 @@ fn cpu_while_waiting(runtime: &Runtime) {
 }
 
 /// Whether the part `name` runs: all of them, or those named in `ASYNC_BENCH_PARTS`
-/// (comma-separated: `round_trip`, `small_sum`, `big_sum`, `in_flight`, `cpu`).
+/// (comma-separated: `round_trip`, `breakdown`, `small_sum`, `big_sum`, `in_flight`, `cpu`).
 fn part(name: &str) -> bool {
     std::env::var("ASYNC_BENCH_PARTS").map_or(true, |parts| parts.split(',').any(|p| p == name))
 }
@@ -292,6 +335,9 @@ fn main() {
         report_round_trips("back to back, each peer alone (1,000 each)", &alone);
         let times = round_trips(&runtime, 300, Duration::from_millis(2));
         report_round_trips("after 2 ms idle each (300 each, interleaved)", &times);
+    }
+    if part("breakdown") {
+        round_trip_breakdown(&runtime);
     }
     if part("small_sum") {
         small_sum(&runtime);

@@ -95,6 +95,12 @@ pub(crate) const ROUNDS_UNTIL_SLEEPY: u32 = SPIN_ROUNDS + YIELD_ROUNDS;
 /// The round at which it goes to sleep.
 pub(crate) const ROUNDS_UNTIL_SLEEPING: u32 = ROUNDS_UNTIL_SLEEPY + 1;
 
+std::thread_local! {
+    /// Set by [`Sleep::outside_woken`] on the thread that woke an outside thread; taken by
+    /// that thread's next [`IdleState::check_outside`] that sees the counter change.
+    static WOKE_OUTSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Per-search idle bookkeeping of one thread.
 pub(crate) struct IdleState {
     pub(crate) rounds: u32,
@@ -123,20 +129,25 @@ impl IdleState {
     }
 
     /// A new search after a job. It keeps `outside_seen`: a task that this thread ran and
-    /// that woke its awaiter counts as an outside wake for its next search.
+    /// that woke its awaiter is seen by its next search.
     pub(crate) fn restart(&mut self) {
         self.rounds = 0;
     }
 
-    /// In the spinning rounds: if a pool thread woke a thread outside the pool since this
-    /// thread last looked, go on to the yielding rounds (README, "Sleep and wake").
+    /// Before the sleepy round: if this worker woke a thread outside the pool since it last
+    /// looked, and another worker is awake and idle (it takes the next job), go on to the
+    /// sleepy round at once, leaving its core to the woken thread (README, "Sleep and wake").
+    /// The counter, read once a round, keeps the thread-local flag off the rounds' path.
     #[inline]
-    pub(crate) fn check_outside(&mut self, sleep: &Sleep) {
-        if self.rounds < SPIN_ROUNDS {
+    pub(crate) fn check_outside(&mut self, sleep: &Sleep, worker: bool) {
+        if self.rounds < ROUNDS_UNTIL_SLEEPY {
             let now = sleep.outside_wakes.load(Ordering::Relaxed);
             if now != self.outside_seen {
                 self.outside_seen = now;
-                self.rounds = SPIN_ROUNDS;
+                let woke = WOKE_OUTSIDE.with(|woke| woke.replace(false));
+                if woke && worker && sleep.idle_awake_workers() >= 2 {
+                    self.rounds = ROUNDS_UNTIL_SLEEPY;
+                }
             }
         }
     }
@@ -175,8 +186,9 @@ fn jec(c: u64) -> u32 {
 pub(crate) struct Sleep {
     counters: CachePadded<AtomicU64>,
     /// Bumped (Relaxed) each time a pool thread wakes a thread outside the pool that waits
-    /// for it (a `spawn_future` task's awaiter): spinning idle threads then yield instead, so
-    /// that the woken thread finds a core. Only a hint; no ordering rides on it.
+    /// for it (a `spawn_future` task's awaiter): the waking thread, seeing it change, may go
+    /// to sleep early so that the woken thread finds a core. Only a hint; no ordering rides
+    /// on it.
     outside_wakes: AtomicU32,
 }
 
@@ -188,9 +200,10 @@ impl Sleep {
         }
     }
 
-    /// A pool thread woke a thread outside the pool (see `outside_wakes`).
+    /// The calling pool thread woke a thread outside the pool (see `outside_wakes`).
     #[inline]
     pub(crate) fn outside_woken(&self) {
+        WOKE_OUTSIDE.with(|woke| woke.set(true));
         self.outside_wakes.fetch_add(1, Ordering::Relaxed);
     }
 

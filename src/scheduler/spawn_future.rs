@@ -353,9 +353,10 @@ where
             }
             if completed.woke {
                 // The awaiter's thread (an executor's, outside the pool) was woken and needs a
-                // core: tell the pool's spinning threads to yield theirs, and yield this one
-                // once unless more tasks wait (README, "Sleep and wake": a loop of round trips
-                // otherwise waited out the spinners, 20 us a call on 2 cores).
+                // core: yield this one once unless more tasks wait, and let this thread go to
+                // sleep early if another worker is awake for the next job (README, "Sleep and
+                // wake": with every core held by idle pool threads, a loop of round trips
+                // took 20 us a call on 2 cores, most of it the executor waiting for a core).
                 self.registry.sleep.outside_woken();
                 if self.registry.injector.is_empty() {
                     yield_now();

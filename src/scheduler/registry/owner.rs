@@ -613,7 +613,7 @@ impl<'a> Owner<'a> {
                 // back while we were awake): do not compete for a core; get ready to sleep.
                 idle.rounds = ROUNDS_UNTIL_SLEEPY;
             }
-            idle.check_outside(&registry.sleep);
+            idle.check_outside(&registry.sleep, worker);
             if idle.rounds < ROUNDS_UNTIL_SLEEPY {
                 self.request_split();
                 idle.pause();
