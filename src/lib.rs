@@ -120,6 +120,17 @@
 //! - [`spawn_future`] (and [`ThreadPool::spawn_future`]) runs a closure on the pool and returns
 //!   a [`SpawnFuture`] for async code to await: the executor's thread is not blocked, dropping
 //!   the future cancels the work, and a panic re-raises at the `.await`.
+//! - Prefix scans: [`inclusive_scan`](iter::IndexedParallelIterator::inclusive_scan) and
+//!   [`exclusive_scan`](iter::IndexedParallelIterator::exclusive_scan) on indexed iterators,
+//!   [`par_inclusive_scan`](slice::ParallelSliceMut::par_inclusive_scan) and
+//!   [`par_exclusive_scan`](slice::ParallelSliceMut::par_exclusive_scan) in place (sizes in,
+//!   offsets and the total out), for any associative operation, the same bits on any number
+//!   of threads.
+//! - Reproducible reductions: after [`deterministic`](iter::ParallelIterator::deterministic),
+//!   sums, products, reduces, folds and min/max follow a tree fixed by the input's length, so
+//!   floats give the same bits on any number of threads; a pool built with
+//!   [`ThreadPoolBuilder::deterministic`], or `BLITZ_DETERMINISTIC=1` for the global pool,
+//!   does it for all its work.
 //! - [`exact_sum`](iter::ParallelIterator::exact_sum) adds `f64` or `f32` items correctly
 //!   rounded, as Python's `math.fsum`: the same bits for any order, grouping or thread count.
 //!   Its accumulator, [`ExactSum`](iter::ExactSum), can be kept, merged and shipped.
@@ -129,6 +140,19 @@
 //!   indices: compute where every item goes, then write them all in parallel.
 //! - The `blitz-par-mpi` crate of the same repository runs blitz-par in every MPI rank and adds
 //!   distributed reductions, scans and a sample sort.
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//!
+//! let mut offsets = vec![3usize, 0, 5, 2];
+//! let total = offsets.par_exclusive_scan(0, |a, b| a + b);
+//! assert_eq!((offsets, total), (vec![0, 3, 3, 8], 10));
+//!
+//! let v: Vec<f64> = (1..=100_000).map(|i| 1.0 / i as f64).collect();
+//! let a: f64 = v.par_iter().deterministic().sum();
+//! let one = blitz_par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+//! assert_eq!(a.to_bits(), one.install(|| v.par_iter().deterministic().sum::<f64>()).to_bits());
+//! ```
 //!
 //! ```
 //! let mut squares = vec![0u64; 1000];
