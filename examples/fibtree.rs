@@ -1,20 +1,17 @@
-//! Quick timing of join-heavy recursions (fib, binary tree sum): blitz-par vs sequential.
+//! Join cost in one run: fib and binary-tree sums with a join at every call, blitz-par against
+//! the plain sequential recursion, chili and rayon. Every library visits the tree left subtree
+//! first (chili's closures are swapped: its `join` runs the second one first). Prints the best
+//! of several runs and the ratio to the sequential recursion.
+//!
+//! `cargo run --release --example fibtree` (pools use `BLITZ_NUM_THREADS`,
+//! `RAYON_NUM_THREADS` and the CPUs the process may use, so `taskset -c 0` gives one core).
+//! An argument limits the run to the rows whose name contains it (`fibtree 16.7M`).
+
 use std::time::Instant;
 
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    fib_seq(n - 1) + fib_seq(n - 2)
-}
-
-fn fib_par(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = blitz_par::join(|| fib_par(n - 1), || fib_par(n - 2));
-    a + b
-}
+#[path = "../benches/common/fib.rs"]
+mod fib;
+use fib::{fib_blitz, fib_chili, fib_rayon, fib_seq};
 
 struct Node {
     val: u64,
@@ -34,32 +31,82 @@ fn sum_seq(n: &Node) -> u64 {
     n.val + n.left.as_deref().map_or(0, sum_seq) + n.right.as_deref().map_or(0, sum_seq)
 }
 
-fn sum_par(n: &Node) -> u64 {
+fn sum_blitz(n: &Node) -> u64 {
     let (l, r) = blitz_par::join(
-        || n.left.as_deref().map_or(0, sum_par),
-        || n.right.as_deref().map_or(0, sum_par),
+        || n.left.as_deref().map_or(0, sum_blitz),
+        || n.right.as_deref().map_or(0, sum_blitz),
     );
     n.val + l + r
 }
 
-fn time<R>(name: &str, reps: usize, mut f: impl FnMut() -> R) {
-    let mut best = f64::MAX;
-    for _ in 0..reps {
-        let t = Instant::now();
-        std::hint::black_box(f());
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    println!("{name:>24}: {:>10.4} ms (best of {reps})", best * 1e3);
+fn sum_rayon(n: &Node) -> u64 {
+    let (l, r) = rayon::join(
+        || n.left.as_deref().map_or(0, sum_rayon),
+        || n.right.as_deref().map_or(0, sum_rayon),
+    );
+    n.val + l + r
+}
+
+fn sum_chili(n: &Node, s: &mut chili::Scope<'_>) -> u64 {
+    let (r, l) = s.join(
+        |s| n.right.as_deref().map_or(0, |n| sum_chili(n, s)),
+        |s| n.left.as_deref().map_or(0, |n| sum_chili(n, s)),
+    );
+    n.val + l + r
+}
+
+/// Best of `reps` runs of `f`, in milliseconds.
+fn best<R>(reps: usize, mut f: impl FnMut() -> R) -> f64 {
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(f());
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .fold(f64::MAX, f64::min)
 }
 
 fn main() {
-    let n = std::hint::black_box(27);
-    time("fib(27) sequential", 20, || fib_seq(n));
-    time("fib(27) blitz join", 20, || fib_par(n));
-    let small = tree(10);
-    time("tree 1023 sequential", 2000, || sum_seq(&small));
-    time("tree 1023 blitz", 2000, || sum_par(&small));
-    let big = tree(24);
-    time("tree 16.7M sequential", 5, || sum_seq(&big));
-    time("tree 16.7M blitz", 5, || sum_par(&big));
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let chili_pool = chili::ThreadPool::new();
+    let mut scope = chili_pool.scope();
+    let row = |name: &str, seq: f64, blitz: f64, chili: f64, rayon: f64| {
+        println!(
+            "{name:>12}  seq {seq:9.3} ms  blitz {blitz:9.3} ({:.2}x)  chili {chili:9.3} ({:.2}x)  rayon {rayon:9.3} ({:.2}x)",
+            blitz / seq,
+            chili / seq,
+            rayon / seq
+        );
+    };
+    if "fib(27)".contains(filter.as_str()) {
+        // `black_box` in each run: a pure call on a loop-invariant argument would be hoisted
+        // out of the timed loop.
+        let n = || std::hint::black_box(27);
+        let want = fib_seq(n());
+        let seq = best(20, || assert_eq!(fib_seq(n()), want));
+        let blitz = best(20, || assert_eq!(fib_blitz(n()), want));
+        let chili = best(20, || assert_eq!(fib_chili(n(), &mut scope), want));
+        let rayon = best(20, || assert_eq!(fib_rayon(n()), want));
+        row("fib(27)", seq, blitz, chili, rayon);
+    }
+    for (name, layers, reps) in [
+        ("tree 1023", 10, 2000),
+        ("tree 1M", 20, 20),
+        ("tree 16.7M", 24, 5),
+    ] {
+        if !name.contains(filter.as_str()) {
+            continue;
+        }
+        let t = tree(layers);
+        let want = (1u64 << layers) - 1;
+        let t = std::hint::black_box(&t);
+        let seq = best(reps, || assert_eq!(sum_seq(t), want));
+        let blitz = best(reps, || assert_eq!(sum_blitz(t), want));
+        let chili = best(reps, || assert_eq!(sum_chili(t, &mut scope), want));
+        let rayon = best(reps, || assert_eq!(sum_rayon(t), want));
+        // The sequential recursion again: the first traversal of a new tree runs on other
+        // cache and TLB state than the later ones.
+        let seq = seq.min(best(reps, || assert_eq!(sum_seq(t), want)));
+        row(name, seq, blitz, chili, rayon);
+    }
 }

@@ -254,9 +254,11 @@ impl<'a> Owner<'a> {
     #[inline(always)]
     pub(crate) fn poll(self, weight: u32) -> bool {
         let local = self.local();
-        let c = local.countdown.get();
-        local.countdown.set(c.saturating_sub(weight));
-        (c <= weight) | self.seat.split_request.load(Ordering::Relaxed)
+        // Counts below zero (not saturating at zero): one subtraction and the sign of its
+        // result. `heartbeat` sets it back to `JOINS_PER_CLOCK_READ` once it is not positive.
+        let left = local.countdown.get().wrapping_sub(weight as i32);
+        local.countdown.set(left);
+        (left <= 0) | self.seat.split_request.load(Ordering::Relaxed)
     }
 
     /// The slow path after `poll` said yes: heartbeat bookkeeping, then promote the oldest
@@ -399,7 +401,7 @@ impl<'a> Owner<'a> {
         if local.countdown.get() > 0 {
             return false;
         }
-        local.countdown.set(JOINS_PER_CLOCK_READ);
+        local.countdown.set(JOINS_PER_CLOCK_READ as i32);
         let now = now.unwrap_or_else(ticks);
         let next = local.next_beat.get();
         if next == 0 {

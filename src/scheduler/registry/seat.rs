@@ -74,8 +74,9 @@ pub(crate) struct Local {
     /// `min(promoted + RECORD_WINDOW, MAX_FRAMES)`: a join records its frame iff
     /// `depth < record_below`.
     pub(super) record_below: Cell<usize>,
-    /// Polls left until the heartbeat's next clock read.
-    pub(super) countdown: Cell<u32>,
+    /// Polls left until the heartbeat's next clock read; 0 or below: read it at the next
+    /// poll's slow path.
+    pub(super) countdown: Cell<i32>,
     /// Frames of this thread, other than open joins (those are counted by `depth`), that keep
     /// using this seat after running user code: a wait that runs jobs, a scope. While it is
     /// zero and `depth` is zero, nothing on the stack refers to the seat, which is what lets
@@ -106,7 +107,7 @@ impl Local {
             depth: Cell::new(0),
             promoted: Cell::new(0),
             record_below: Cell::new(RECORD_WINDOW),
-            countdown: Cell::new(JOINS_PER_CLOCK_READ),
+            countdown: Cell::new(JOINS_PER_CLOCK_READ as i32),
             holds: Cell::new(0),
             next_beat: Cell::new(0),
             beat_pending: Cell::new(false),
