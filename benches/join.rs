@@ -1,6 +1,8 @@
 //! Fork-join overhead: blitz-par vs rayon vs chili vs a sequential recursion, same run.
 //!
-//! - sum over a 1023-node binary tree with a join at every node;
+//! - sum over a 1023-node binary tree with a join at every node, left subtree first in every
+//!   library, the nodes in one allocation in visiting order (`common/tree.rs`: the same layout
+//!   in every process);
 //! - the same over a 16,777,215-node tree, plus two plain threads splitting it at the root
 //!   (the best any library can do on 2 cores);
 //! - fib(27) with a join at every call;
@@ -16,99 +18,15 @@ use std::time::Duration;
 #[path = "common/fib.rs"]
 mod fib;
 use fib::{fib_blitz, fib_chili, fib_rayon, fib_seq};
-
-pub struct Node {
-    val: u64,
-    left: Option<Box<Node>>,
-    right: Option<Box<Node>>,
-}
-
-impl Node {
-    fn tree(layers: usize) -> Node {
-        Node {
-            val: 1,
-            left: (layers > 1).then(|| Box::new(Node::tree(layers - 1))),
-            right: (layers > 1).then(|| Box::new(Node::tree(layers - 1))),
-        }
-    }
-}
-
-fn sum_seq(node: &Node) -> u64 {
-    node.val + node.left.as_deref().map_or(0, sum_seq) + node.right.as_deref().map_or(0, sum_seq)
-}
-
-fn sum_blitz(node: &Node) -> u64 {
-    let (l, r) = blitz_par::join(
-        || node.left.as_deref().map_or(0, sum_blitz),
-        || node.right.as_deref().map_or(0, sum_blitz),
-    );
-    node.val + l + r
-}
-
-fn sum_rayon(node: &Node) -> u64 {
-    let (l, r) = rayon::join(
-        || node.left.as_deref().map_or(0, sum_rayon),
-        || node.right.as_deref().map_or(0, sum_rayon),
-    );
-    node.val + l + r
-}
-
-fn sum_chili(node: &Node, s: &mut chili::Scope<'_>) -> u64 {
-    let (l, r) = s.join(
-        |s| node.left.as_deref().map_or(0, |n| sum_chili(n, s)),
-        |s| node.right.as_deref().map_or(0, |n| sum_chili(n, s)),
-    );
-    node.val + l + r
-}
-
-// The same sums visiting the right subtree first. With the tree built recursively (children
-// allocated before their parent, left before right), right-first visits memory in address
-// order and runs about 4x faster on the 16.7M-node tree. chili's `join(a, b)` runs `b` first,
-// so `sum_chili` above is right-first; the functions below let every library be compared in
-// the same traversal order.
-fn sum_seq_rf(node: &Node) -> u64 {
-    let r = node.right.as_deref().map_or(0, sum_seq_rf);
-    node.val + node.left.as_deref().map_or(0, sum_seq_rf) + r
-}
-
-fn sum_blitz_rf(node: &Node) -> u64 {
-    let (r, l) = blitz_par::join(
-        || node.right.as_deref().map_or(0, sum_blitz_rf),
-        || node.left.as_deref().map_or(0, sum_blitz_rf),
-    );
-    node.val + l + r
-}
-
-fn sum_rayon_rf(node: &Node) -> u64 {
-    let (r, l) = rayon::join(
-        || node.right.as_deref().map_or(0, sum_rayon_rf),
-        || node.left.as_deref().map_or(0, sum_rayon_rf),
-    );
-    node.val + l + r
-}
-
-/// Left-first for chili (its `join` runs the second closure first).
-fn sum_chili_lf(node: &Node, s: &mut chili::Scope<'_>) -> u64 {
-    let (r, l) = s.join(
-        |s| node.right.as_deref().map_or(0, |n| sum_chili_lf(n, s)),
-        |s| node.left.as_deref().map_or(0, |n| sum_chili_lf(n, s)),
-    );
-    node.val + l + r
-}
-
-/// Left-first sum with the root's two subtrees summed on two std threads.
-fn sum_two_threads(node: &Node) -> u64 {
-    std::thread::scope(|s| {
-        let right = s.spawn(|| node.right.as_deref().map_or(0, sum_seq));
-        let left = node.left.as_deref().map_or(0, sum_seq);
-        node.val + left + right.join().unwrap()
-    })
-}
+#[path = "common/tree.rs"]
+mod tree;
+use tree::{sum_blitz, sum_chili, sum_rayon, sum_seq, sum_two_threads};
 
 fn trees(c: &mut Criterion) {
     let chili_pool = chili::ThreadPool::new();
-    for layers in [10usize, 24] {
-        let tree = Node::tree(layers);
+    for layers in [10u32, 24] {
+        let mut slots = tree::storage(layers);
+        let tree = tree::build(&mut slots);
         let nodes = (1u64 << layers) - 1;
         let mut group = c.benchmark_group(format!("tree_sum_{nodes}"));
         if layers > 20 {
@@ -116,43 +34,26 @@ fn trees(c: &mut Criterion) {
                 .sample_size(10)
                 .measurement_time(Duration::from_secs(8));
         }
-        // Left-first traversal (the order a user writes: `join(left, right)`).
-        group.bench_function(BenchmarkId::new("sequential/left-first", nodes), |b| {
-            b.iter(|| assert_eq!(sum_seq(black_box(&tree)), nodes))
+        group.bench_function(BenchmarkId::new("sequential", nodes), |b| {
+            b.iter(|| assert_eq!(sum_seq(black_box(tree)), nodes))
         });
-        group.bench_function(BenchmarkId::new("blitz-par/left-first", nodes), |b| {
-            b.iter(|| assert_eq!(sum_blitz(black_box(&tree)), nodes))
+        group.bench_function(BenchmarkId::new("blitz-par", nodes), |b| {
+            b.iter(|| assert_eq!(sum_blitz(black_box(tree)), nodes))
         });
-        group.bench_function(BenchmarkId::new("rayon/left-first", nodes), |b| {
-            b.iter(|| assert_eq!(sum_rayon(black_box(&tree)), nodes))
+        group.bench_function(BenchmarkId::new("rayon", nodes), |b| {
+            b.iter(|| assert_eq!(sum_rayon(black_box(tree)), nodes))
         });
         {
             let mut scope = chili_pool.scope();
-            group.bench_function(BenchmarkId::new("chili/left-first", nodes), |b| {
-                b.iter(|| assert_eq!(sum_chili_lf(black_box(&tree), &mut scope), nodes))
+            group.bench_function(BenchmarkId::new("chili", nodes), |b| {
+                b.iter(|| assert_eq!(sum_chili(black_box(tree), &mut scope), nodes))
             });
         }
         if layers > 20 {
             // The machine's own limit for two cores: two plain threads, one per subtree of the
             // root, no scheduler at all. On 2 cores no fork-join library can beat this.
-            group.bench_function(BenchmarkId::new("two-threads/left-first", nodes), |b| {
-                b.iter(|| assert_eq!(sum_two_threads(black_box(&tree)), nodes))
-            });
-        }
-        // Right-first traversal (what chili's `join(left, right)` does).
-        group.bench_function(BenchmarkId::new("sequential/right-first", nodes), |b| {
-            b.iter(|| assert_eq!(sum_seq_rf(black_box(&tree)), nodes))
-        });
-        group.bench_function(BenchmarkId::new("blitz-par/right-first", nodes), |b| {
-            b.iter(|| assert_eq!(sum_blitz_rf(black_box(&tree)), nodes))
-        });
-        group.bench_function(BenchmarkId::new("rayon/right-first", nodes), |b| {
-            b.iter(|| assert_eq!(sum_rayon_rf(black_box(&tree)), nodes))
-        });
-        {
-            let mut scope = chili_pool.scope();
-            group.bench_function(BenchmarkId::new("chili/right-first", nodes), |b| {
-                b.iter(|| assert_eq!(sum_chili(black_box(&tree), &mut scope), nodes))
+            group.bench_function(BenchmarkId::new("two-threads", nodes), |b| {
+                b.iter(|| assert_eq!(sum_two_threads(black_box(tree)), nodes))
             });
         }
         group.finish();
