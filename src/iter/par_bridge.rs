@@ -163,7 +163,7 @@ where
         let mut share = self.shared.leaves.fetch_add(1, Ordering::Relaxed) > 0;
         while !folder.full() && !self.shared.done.load(Ordering::Relaxed) {
             if std::mem::take(&mut share) {
-                crate::scheduler::share_waking();
+                crate::scheduler::share(crate::scheduler::Share::Waking);
             }
             {
                 let Some(mut iter) = lock_bridge(&self.shared.iter) else {
@@ -199,7 +199,7 @@ where
                 // items worth a split each, let idle and sleeping threads take those leaves.
                 // Without this, 16 items of 2 ms on 8 threads ran one after another: 33 ms
                 // (rayon 4.2).
-                crate::scheduler::share_waking();
+                crate::scheduler::share(crate::scheduler::Share::Waking);
             }
             if spent < BATCH_FAST_NS {
                 size = (size * 2).min(MAX_BATCH);

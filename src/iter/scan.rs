@@ -400,7 +400,7 @@ where
         if threads <= 1 {
             // Make the halves recorded on the way down stealable now: a participant runs
             // without joins until the blocks run out.
-            crate::scheduler::share_now();
+            crate::scheduler::share(crate::scheduler::Share::Now);
             shared.participate();
         } else {
             let right = threads / 2;
@@ -408,7 +408,9 @@ where
         }
     }
     crate::scheduler::enter(|| {
-        crate::scheduler::beat_now(u32::try_from(threads - 1).unwrap_or(u32::MAX));
+        crate::scheduler::wake(crate::scheduler::Wake::Sleepers(
+            u32::try_from(threads - 1).unwrap_or(u32::MAX),
+        ));
         tree(shared, threads);
     });
 }

@@ -51,7 +51,7 @@
 //! While the closure runs, its thread carries a [`CancelToken`] (a pointer to this state
 //! word) in its seat, and so does every piece of the work that another thread takes over: a
 //! promoted join frame records the token at promotion, a scope at its creation. The split
-//! checks' slow paths (a join's `on_poll`, the iterator driver's `split_wanted_cold`) read it,
+//! checks' slow paths (a join's `on_poll`, the iterator driver's `poll_for_split_cold`) read it,
 //! Relaxed: a check that comes late lets one more chunk run. A cancel raises every seat's
 //! split-request flag (`Registry::interrupt`), so that the next check of each thread takes
 //! the slow path; the fast paths are unchanged. The `CANCELLED` bit is never cleared, so a

@@ -15,6 +15,8 @@
 //! - `watch.rs`, `watch_slot.rs`: the watch, which hands the rest of a short loop to the pool
 //!   while its first item runs long, and the slot it is handed over through;
 //! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
+//! - this file: the iterators' interface (`enter`, `poll`, `share`, `wake`, `thief_awake`,
+//!   `Watch`; `README.md`, "The iterators' interface"), and the public queries of the pool;
 //! - `spawn_future.rs`, `future_slot.rs`: `spawn_future`, and the lock-free slot through which
 //!   its job hands the result to the awaiting task and wakes it;
 //! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive;
@@ -49,6 +51,7 @@ pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
 pub(crate) use deterministic::{
     deterministic_from_env, deterministic_pool, may_be_deterministic, note_deterministic,
 };
+pub(crate) use join::join_offered;
 pub use join::{join, join_context, FnContext};
 pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
@@ -205,9 +208,9 @@ where
 
 /// Makes sure the calling thread runs inside a scheduler context (a pool thread, or a guest of
 /// the global pool), then runs `f`. Cheap when already inside one. Every parallel entry point
-/// of the iterator driver calls this first, so that [`split_wanted`] has a context. A thread
-/// outside every pool runs `f` as a guest of the global pool if it takes guests (and a guest
-/// seat is free), else on one of its workers, blocking (see [`in_pool`]).
+/// of the iterator driver calls this first, so that [`poll`] has a context. A thread outside
+/// every pool runs `f` as a guest of the global pool if it takes guests (and a guest seat is
+/// free), else on one of its workers, blocking (see [`in_pool`]).
 #[inline]
 pub(crate) fn enter<F, R>(f: F) -> R
 where
@@ -220,7 +223,28 @@ where
     f()
 }
 
-/// What [`split_wanted`] found: whether, and why, the driver should split the work it holds.
+// ---- The iterators' interface (`README.md`, "The iterators' interface") ----
+//
+// What the iterator driver, the sorts and the other splitting code ask of the scheduler, besides
+// `in_pool`, `enter`, `join` and `join_offered`: `poll`, `share`, `wake`, `thief_awake` and the
+// watch. Each takes an enum that names what it is asked for; every call site passes a constant,
+// so the match folds away (all are `#[inline]`), and each forwards to one method of the calling
+// thread's `Owner`, or does nothing without a seat.
+
+/// What the driver tells [`poll`] of the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// Nothing: the heartbeat reads the clock itself, every `SPLIT_CHECK_WEIGHT`th poll.
+    None,
+    /// The driver reads the clock for the heartbeat, but did not time the chunk just run:
+    /// only an idle thread's request (or a beat already pending) can say yes.
+    Untimed,
+    /// The driver's own reading, taken at the end of the chunk just run: the heartbeat uses
+    /// it instead of reading the clock (one `rdtsc` serves both, see `SETTLED_READ_CHUNKS`).
+    At(u64),
+}
+
+/// What [`poll`] found: whether, and why, the driver should split the work it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Want {
     /// Nobody wants work.
@@ -229,8 +253,8 @@ pub(crate) enum Want {
     /// within about a microsecond.
     Asked,
     /// The heartbeat says a sleeping worker should be woken to share the work (or the driver
-    /// asked for an early wake, [`beat_now`]): a woken worker starts tens of microseconds
-    /// later.
+    /// asked for an early wake, [`Wake::Sleepers`]): a woken worker starts tens of
+    /// microseconds later.
     Beat,
 }
 
@@ -244,19 +268,86 @@ impl Want {
 
 /// Whether the splitting driver should split the work it holds now: [`Want::Asked`] when an
 /// idle thread asked for work, [`Want::Beat`] when the heartbeat says a sleeping worker should
-/// be woken to share it. Cheap on the fast path (a countdown and one relaxed load); the driver
-/// calls it between chunks.
+/// be woken to share it. Cheap on the fast path (with [`Reading::None`], a countdown and one
+/// relaxed load; with [`Reading::Untimed`], the load); the driver calls it between chunks. If
+/// the answer is yes, the next join promotes its frame (and wakes a sleeper for a beat).
+/// `Want::No` outside a pool. Forwards to `Owner::poll_for_split`.
 #[inline]
-pub(crate) fn split_wanted() -> Want {
-    Owner::with_current(|owner| owner.map_or(Want::No, Owner::split_wanted))
+pub(crate) fn poll(reading: Reading) -> Want {
+    Owner::with_current(|owner| owner.map_or(Want::No, |owner| owner.poll_for_split(reading)))
 }
 
-/// `split_wanted` for the iterator driver once its chunk size has settled: the heartbeat
-/// takes its clock reading from the driver (`now`, or 0 for a chunk the driver did not time)
-/// instead of reading the clock itself every fourth call.
+/// How [`share`] makes the join frames this thread has recorded (the halves it has split off
+/// and not yet run) stealable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Share {
+    /// Before a chunk of items that each take long enough to be worth a split (the iterator
+    /// driver): push them all, and wake a sleeper for each job the deque then holds. The
+    /// chunk may run for milliseconds without polling, so the frames cannot wait for a
+    /// request or a beat. Forwards to `Owner::promote_all_waking`.
+    Waking,
+    /// Before a long stretch of work without joins (a sort's partition or leaf sort, a scan's
+    /// block): push them all, oldest first, then take the heartbeat's check (one clock read):
+    /// if a beat is due, a sleeping worker is woken to take them. A recorded frame otherwise
+    /// becomes stealable only at this thread's next poll after an idle thread asks, which the
+    /// stretch delays until its end. Sharing costs a deque push per frame and a pop for each
+    /// one nobody takes, nothing against a stretch of many microseconds. Forwards to
+    /// `Owner::share_now`.
+    Now,
+}
+
+/// Makes the join frames this thread has recorded stealable now, as `how` says. Does nothing
+/// outside a pool.
 #[inline]
-pub(crate) fn split_wanted_at(now: u64) -> Want {
-    Owner::with_current(|owner| owner.map_or(Want::No, |owner| owner.split_wanted_at(now)))
+pub(crate) fn share(how: Share) {
+    Owner::with_current(|owner| {
+        if let Some(owner) = owner {
+            match how {
+                Share::Waking => owner.promote_all_waking(),
+                Share::Now => owner.share_now(),
+            }
+        }
+    });
+}
+
+/// Whom [`wake`] wakes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wake {
+    /// When the driver's cost estimate says at least ~100 us of work remain: up to this many
+    /// sleeping workers, now, through the next split, rather than one at the heartbeat's
+    /// first beat (within the guest cap; nothing unless a beat would wake someone). Forwards
+    /// to `Owner::beat_now`; nothing outside a pool.
+    Sleepers(u32),
+    /// In a loop of parallel calls that each leave an awake thief work worth taking: one
+    /// sleeping worker of the pool this thread's parallel work runs in, if a heartbeat would
+    /// wake one (some worker sleeps, none is awake and idle, within the guest cap). It comes
+    /// too late for this call; it is awake for the next ones (see the driver's
+    /// `Pacer::note_thief`). Works without a seat (the global pool's, if it has started):
+    /// `Registry::beat_should_wake` and `Registry::wake_any_worker`.
+    ForNextCall,
+}
+
+/// Wakes sleeping workers early, as `whom` says.
+#[inline]
+pub(crate) fn wake(whom: Wake) {
+    match whom {
+        Wake::Sleepers(wakes) => {
+            Owner::with_current(|owner| owner.map(|owner| owner.beat_now(wakes)));
+        }
+        Wake::ForNextCall => wake_for_next_call(),
+    }
+}
+
+/// [`Wake::ForNextCall`].
+#[cold]
+fn wake_for_next_call() {
+    with_work_registry(|registry| {
+        if let Some(registry) = registry {
+            if registry.beat_should_wake() {
+                registry.wake_any_worker();
+            }
+        }
+    })
 }
 
 /// The registry that parallel work of this thread runs in: its own pool's, or the global
@@ -270,98 +361,64 @@ fn with_work_registry<R>(f: impl FnOnce(Option<&registry::Registry>) -> R) -> R 
 }
 
 /// Whether a worker of the pool that parallel work of this thread runs in is awake and
-/// looking for work: a hint, one relaxed load. False when no pool is running yet.
+/// looking for work: a hint, one relaxed load (`Registry::idle_awake_workers`). False when no
+/// pool is running yet.
 #[inline]
 pub(crate) fn thief_awake() -> bool {
     with_work_registry(|registry| registry.is_some_and(|r| r.idle_awake_workers() > 0))
 }
 
-/// For the iterator driver, in a loop of parallel calls that each leave an awake thief work
-/// worth taking: wake one sleeping worker now if a heartbeat would (some worker sleeps, none is
-/// awake and idle, within the guest cap). It comes too late for this call; it is awake for the
-/// next ones (see the driver's `Pacer::note_thief`).
-#[cold]
-pub(crate) fn wake_for_next_call() {
-    with_work_registry(|registry| {
-        if let Some(registry) = registry {
-            if registry.beat_should_wake() {
-                registry.wake_any_worker();
-            }
-        }
-    })
+/// The watch's checks for the driver between watches ([`watch`] runs one): whether a loop is
+/// short enough to be watched, and the clock of an unindexed drive's watch. A type of its own
+/// so that the driver names the watch once; under loom nothing is watched.
+pub(crate) struct Watch;
+
+impl Watch {
+    /// Whether a loop of `items` items may be watched by [`watch`]: false for loops longer
+    /// than any started pool watches (one relaxed load). Before the first pool starts, true.
+    /// Forwards to `watch::may_watch`.
+    #[inline]
+    pub(crate) fn worth(items: usize) -> bool {
+        watch::may_watch(items)
+    }
+
+    /// At the end of a leaf of the unindexed drive `drive` (0: none) at clock `now`: if this
+    /// thread's open watch is that drive's, moves its clock to `now`, so that the rest is
+    /// handed out only once the thread has gone `RESCUE_NS` without finishing a leaf.
+    /// Forwards to `watch::touch`.
+    #[inline]
+    pub(crate) fn touch(drive: usize, now: u64) {
+        watch::touch(drive, now);
+    }
 }
 
-/// For the iterator driver, about to split because a worker is awake and looking for work
-/// (`scheduler::thief_awake`): makes the join of that split push its half where the worker can
-/// take it, as if the worker had asked already. Its request would come only after this thread
-/// entered the pool, and be seen only at the end of the next chunk: in a loop of
-/// 100,000-item sums that put the thief's start ~2 us after the split, ~4 us into a call of
-/// 12. Does nothing outside a pool.
-#[inline]
-pub(crate) fn offer_split() {
-    Owner::with_current(|owner| owner.map(Owner::offer_split));
-}
+pub(crate) use watch::watch;
 
-/// For the iterator driver, when its cost estimate says at least ~100 us of work remain: wake
-/// up to `wakes` sleeping workers now, through the next split, rather than one at the
-/// heartbeat's first beat (see `Seat::beat_now`). Does nothing outside a pool.
-#[inline]
-pub(crate) fn beat_now(wakes: u32) {
-    Owner::with_current(|owner| owner.map(|owner| owner.beat_now(wakes)));
-}
-
-/// For the iterator driver, before a chunk of items that each take long enough to be worth a
-/// split: pushes the join frames this thread has recorded (the halves it has just split off)
-/// where idle threads can take them, and wakes a sleeper for each while a heartbeat would.
-/// The chunk may run for milliseconds without polling, so the frames cannot wait for a
-/// request or a beat. Does nothing outside a pool.
-#[inline]
-pub(crate) fn share_waking() {
-    Owner::with_current(|owner| owner.map(Owner::promote_all_waking));
-}
-
-/// For code about to run a long stretch of work without joins (a partition or a leaf sort of
-/// a large piece): makes every join frame this thread has recorded stealable now, oldest
-/// first, then takes the heartbeat check (one clock read): if a beat is due, a sleeping worker
-/// is woken to take them. A recorded frame otherwise becomes stealable only at this thread's
-/// next poll after an idle thread asks, which the stretch delays until its end: idle threads
-/// would wait out the stretch although work is there. Sharing costs a deque push per frame and a pop for each one nobody takes, nothing
-/// against a stretch of many microseconds.
-#[inline]
-pub(crate) fn share_now() {
-    Owner::with_current(|owner| owner.map(Owner::share_now));
-}
-
-#[cfg(not(loom))]
-pub(crate) use watch::{may_watch, touch, watch};
-
-/// Under loom nothing is watched.
+/// Under loom nothing is watched (the watchman is a real thread with timed sleeps).
 #[cfg(loom)]
-#[inline]
-pub(crate) fn touch(_drive: usize, _now: u64) {}
+mod watch {
+    #[inline]
+    pub(crate) fn touch(_drive: usize, _now: u64) {}
 
-/// Under loom nothing is watched.
-#[cfg(loom)]
-#[inline]
-pub(crate) fn may_watch(_items: usize) -> bool {
-    false
-}
+    #[inline]
+    pub(crate) fn may_watch(_items: usize) -> bool {
+        false
+    }
 
-/// Under loom nothing is watched (the watchman is a real thread with timed sleeps): `first`
-/// runs and `data` comes back.
-#[cfg(loom)]
-pub(crate) fn watch<T, F, R, RA>(
-    _items: usize,
-    _drive: usize,
-    _since: u64,
-    data: T,
-    _rescue: F,
-    first: impl FnOnce() -> RA,
-) -> (RA, Result<T, R>)
-where
-    T: Send,
-    F: FnOnce(T, u64) -> R + Send,
-    R: Send,
-{
-    (first(), Ok(data))
+    /// `first` runs and `data` comes back.
+    pub(crate) fn watch<T, F, R, RA>(
+        _items: usize,
+        _drive: usize,
+        _since: u64,
+        data: T,
+        _rescue: F,
+        first: impl FnOnce() -> RA,
+    ) -> (RA, Result<T, R>)
+    where
+        T: Send,
+        F: FnOnce(T, u64) -> R + Send,
+        R: Send,
+    {
+        (first(), Ok(data))
+    }
 }

@@ -14,7 +14,7 @@
 //! being watched. A slot watched for more than [`RESCUE_NS`] (about 50 us) has its rest
 //! taken (a CAS on the slot's pointer) and injected into the pool with the time the chunk
 //! has run so far, which tells the loop that picks it up that its items are heavy: it splits
-//! them down to single items and wakes sleepers for them at once (`share_waking`). The
+//! them down to single items and wakes sleepers for them at once (`Share::Waking`). The
 //! owner's swap then finds the slot empty, and it waits for the rest as for a stolen join:
 //! in its seat, running jobs, or, outside every pool, as a guest that enters only now and
 //! helps while there is work to steal (`Seat::help_until`), then blocks. From the rescue on,

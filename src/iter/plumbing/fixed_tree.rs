@@ -12,7 +12,7 @@
 //! unless a thread steals its second half, so idle threads take whole subtrees while the
 //! results are combined in the same places whoever computes them. A thief times its first
 //! leaf; a leaf longer than a split's worth ([`MIN_SPLIT_NS`]) makes every later leaf of the
-//! drive share its thread's pending halves first (`scheduler::share_waking`), as the adaptive
+//! drive share its thread's pending halves first (`scheduler::share(Share::Waking)`), as the adaptive
 //! driver does for heavy items: nothing polls inside a leaf.
 //!
 //! A drive is deterministic ([`wants_fixed_tree`]) when its consumer says so
@@ -144,7 +144,7 @@ where
     }
     if hi - lo == 1 {
         if share.load(Ordering::Relaxed) {
-            crate::scheduler::share_waking();
+            crate::scheduler::share(crate::scheduler::Share::Waking);
         }
         if !first {
             return fold_leaf(producer, consumer);

@@ -24,7 +24,7 @@ use crate::scheduler::future_slot::{unwind_cancelled, CancelToken};
 use crate::scheduler::job::{JobHeader, JobRef};
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::{IdleState, Sleep, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
-use crate::scheduler::Want;
+use crate::scheduler::{Reading, Want};
 use crate::sync::{ticks, ticks_in, Ordering};
 use crate::tuning::{HEARTBEAT_NS, JOINS_PER_CLOCK_READ, PROVEN_BEAT_NS, SPLIT_CHECK_WEIGHT};
 use std::marker::PhantomData;
@@ -269,6 +269,23 @@ impl<'a> Owner<'a> {
     #[cold]
     #[inline(never)]
     pub(crate) fn on_poll(self) -> bool {
+        self.on_poll_asked(false)
+    }
+
+    /// [`on_poll`](Self::on_poll) for a join whose split the driver offers to an awake idle
+    /// thread (`join_offered`): as if that thread had asked already, so that the frame just
+    /// recorded is promoted (if the deque is empty, and without a wake: that is a beat's).
+    /// The thread's own request would come only after this one entered the pool, and be seen
+    /// only at the end of the next chunk.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_offer(self) -> bool {
+        self.on_poll_asked(true)
+    }
+
+    /// [`on_poll`](Self::on_poll), with `offered` counting as a request.
+    #[inline(always)]
+    fn on_poll_asked(self, offered: bool) -> bool {
         if self.cancelled() {
             self.seat.split_request.store(true, Ordering::Relaxed);
             return true;
@@ -280,7 +297,7 @@ impl<'a> Owner<'a> {
         if requested {
             seat.split_request.store(false, Ordering::Relaxed);
         }
-        if (beat || requested) && seat.deque.is_empty() {
+        if (beat || requested || offered) && seat.deque.is_empty() {
             self.promote_oldest(beat);
         } else if beat && !seat.deque.is_empty() {
             // A heartbeat found a sleeper and no idle awake worker while our deque holds a job
@@ -298,36 +315,38 @@ impl<'a> Owner<'a> {
 
     // ---- The iterator driver's checks ----
 
-    /// For the iterator driver: poll, and if work should be split, make sure the next join
-    /// promotes (and wakes a sleeper if the heartbeat asked for it).
+    /// For the iterator driver (`scheduler::poll`): poll, and if work should be split, make
+    /// sure the next join promotes (and wakes a sleeper if the heartbeat asked for it). With
+    /// [`Reading::None`], a poll of weight `SPLIT_CHECK_WEIGHT`, the heartbeat reading the
+    /// clock itself; once the driver's chunk size has settled, the heartbeat takes its clock
+    /// reading from the driver's own ([`Reading::At`], or [`Reading::Untimed`] for a chunk it
+    /// did not time: only the request flag is read), so that one `rdtsc` serves both (see the
+    /// driver's `SETTLED_READ_CHUNKS`). Every caller passes a constant variant, or picks one
+    /// in a branch of its own: the match folds away.
     #[inline]
-    pub(crate) fn split_wanted(self) -> Want {
-        if !self.poll(SPLIT_CHECK_WEIGHT) {
-            return Want::No;
-        }
-        self.split_wanted_cold(None)
-    }
-
-    /// For the iterator driver once its chunk size has settled: `split_wanted`, with the
-    /// heartbeat's clock reading taken from the driver's own (`now`; 0 for a chunk it did
-    /// not time) instead of every fourth call, so that one `rdtsc` serves both (see the
-    /// driver's `SETTLED_READ_CHUNKS`).
-    #[inline]
-    pub(crate) fn split_wanted_at(self, now: u64) -> Want {
-        if now == 0 {
-            if !self.seat.split_request.load(Ordering::Relaxed) {
-                return Want::No;
+    pub(crate) fn poll_for_split(self, reading: Reading) -> Want {
+        match reading {
+            Reading::None => {
+                if !self.poll(SPLIT_CHECK_WEIGHT) {
+                    return Want::No;
+                }
+                self.poll_for_split_cold(None)
             }
-            return self.split_wanted_cold(None);
+            Reading::Untimed => {
+                if !self.seat.split_request.load(Ordering::Relaxed) {
+                    return Want::No;
+                }
+                self.poll_for_split_cold(None)
+            }
+            Reading::At(now) => self.poll_for_split_cold(Some(now)),
         }
-        self.split_wanted_cold(Some(now))
     }
 
     /// The slow path of the driver's checks. The work of a cancelled task unwinds from here
     /// (`unwind_cancelled`): the driver calls these between chunks, where unwinding is what a
     /// panic in the next item would do.
     #[cold]
-    fn split_wanted_cold(self, now: Option<u64>) -> Want {
+    fn poll_for_split_cold(self, now: Option<u64>) -> Want {
         let local = self.local();
         let seat = self.seat;
         if self.cancelled() {
@@ -356,16 +375,9 @@ impl<'a> Owner<'a> {
         }
     }
 
-    /// For the iterator driver (`scheduler::offer_split`): raise our own request flag, so that
-    /// the next join's poll promotes its frame (without a wake: that is a beat's).
-    #[inline]
-    pub(crate) fn offer_split(self) {
-        self.seat.split_request.store(true, Ordering::Relaxed);
-    }
-
     /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
-    /// (`scheduler::beat_now`): beat now instead of at the busy period's first beat, so that
-    /// the next `split_wanted` says yes and the join it leads to wakes up to `wakes` sleeping
+    /// (`scheduler::wake(Wake::Sleepers(wakes))`): beat now instead of at the busy period's
+    /// first beat, so that the next `poll_for_split` says yes and the join it leads to wakes up to `wakes` sleeping
     /// workers (the estimate's share for each, within the guest cap); later beats follow every
     /// `PROVEN_BEAT_NS` and wake one each. Does nothing unless a beat would wake someone
     /// (`Registry::beat_should_wake`).
@@ -380,7 +392,7 @@ impl<'a> Owner<'a> {
         self.seat.split_request.store(true, Ordering::Relaxed);
     }
 
-    /// For code about to run a long stretch of work without joins (`scheduler::share_now`):
+    /// For code about to run a long stretch of work without joins (`scheduler::share(Share::Now)`):
     /// makes every recorded frame stealable, then takes the heartbeat check at once.
     pub(crate) fn share_now(self) {
         self.promote_all();

@@ -133,7 +133,7 @@ impl Tuning {
 /// of 5, 66-77 against 80-93 ms; comparison merge sorts unchanged within the noise.
 #[inline]
 pub(super) fn poll_scheduler() {
-    crate::scheduler::share_now();
+    crate::scheduler::share(crate::scheduler::Share::Now);
 }
 
 /// Lets the scheduler hand out work and wakes a sleeping worker for each piece handed out:
@@ -141,7 +141,7 @@ pub(super) fn poll_scheduler() {
 /// which a sleeping worker would otherwise not be woken (see `poll_scheduler`).
 #[inline]
 pub(super) fn share_with_sleepers() {
-    crate::scheduler::share_waking();
+    crate::scheduler::share(crate::scheduler::Share::Waking);
 }
 
 /// `par_sort`: stable, natural order.

@@ -8,7 +8,7 @@
 
 use super::policy::{split_point, Pacer, Step};
 use crate::iter::plumbing::{Consumer, Folder, Producer, Reducer};
-use crate::scheduler::{join, may_watch, watch};
+use crate::scheduler::{join, join_offered, watch, Watch};
 
 /// Folds `producer` into a fresh folder of `consumer` and records it in `pacer`. Also returns
 /// whether the folder ended up full: then the items after these are useless too, as they
@@ -322,7 +322,7 @@ where
 {
     pacer.start_loop();
     let mut kept: Option<L::Kept> = None;
-    if len >= 2 && pacer.fresh() && may_watch(len) {
+    if len >= 2 && pacer.fresh() && Watch::worth(len) {
         match watch_first_chunk::<P, C, L>(len, producer, consumer, &mut pacer) {
             Watched::Handed(first, rest) => {
                 return Driven::Done(finish(L::close(Some(first)), rest, L::FROM_BACK));
@@ -484,6 +484,8 @@ where
     // and so stay smaller on every frame of the join they pass through (a stack's worth in
     // deeply nested loops). The half this thread runs keeps `before`; the other lies beyond
     // this one's items.
+    // A hot loop's split for an awake worker (`Pacer::decide`): its join offers the frame.
+    let offered = pacer.offer;
     let pacer = &pacer;
     let front = move || {
         let mut left_pacer = *pacer;
@@ -503,7 +505,9 @@ where
     };
     // The test of the constant leaves the swapped join out of the code of consumers that
     // never fold from the back.
-    let (left, right) = if C::MAY_FOLD_FROM_BACK {
+    let (left, right) = if offered {
+        offer_halves(from_back, front, back)
+    } else if C::MAY_FOLD_FROM_BACK {
         join_halves(from_back, front, back)
     } else {
         join(front, back)
@@ -528,6 +532,25 @@ where
         (front, back)
     } else {
         join(front, back)
+    }
+}
+
+/// [`join_halves`] for a split offered to an awake worker (`scheduler::join_offered`): once
+/// per hot drive, out of line.
+#[cold]
+#[inline(never)]
+fn offer_halves<A, B, RA, RB>(from_back: bool, front: A, back: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if from_back {
+        let (back, front) = join_offered(back, front);
+        (front, back)
+    } else {
+        join_offered(front, back)
     }
 }
 

@@ -30,8 +30,8 @@
 //!    (`src/scheduler/pool.rs`) starts it on first use (`builder.rs`, and
 //!    `registry/lifecycle.rs` for the threads), and `Registry::enter_as_guest`
 //!    (`registry/mod.rs`) gives the thread a seat (`registry/seat.rs`).
-//! 6. Between chunks the pacer polls its seat (`scheduler::split_wanted`, forwarded to
-//!    `Owner::split_wanted` in `registry/owner.rs`): an idle worker has raised the seat's
+//! 6. Between chunks the pacer polls its seat (`scheduler::poll`, forwarded to
+//!    `Owner::poll_for_split` in `registry/owner.rs`): an idle worker has raised the seat's
 //!    request flag, or the heartbeat says a sleeping worker should be woken. The loop then
 //!    splits the items left in halves (`split_and_join`) and calls `scheduler::join`
 //!    (`src/scheduler/join.rs`): the second half's job is recorded in the join's stack frame
@@ -47,7 +47,9 @@
 //!    splits adds its own on the way back up to `sum`'s caller.
 //!
 //! The scheduler's side of steps 5 to 8 (seats, promotion, the heartbeat, stealing, sleep)
-//! is specified with its proofs in `src/scheduler/README.md`.
+//! is specified with its proofs in `src/scheduler/README.md`. Its section "The iterators'
+//! interface" lists all that the driver calls in the scheduler: `enter`, `poll`, `share`,
+//! `wake`, `thief_awake`, the watch (`Watch`, `watch`), `join` and `join_offered`.
 //!
 //! # The policy
 //!
@@ -57,12 +59,12 @@
 //! [`RAMP_NS`](crate::tuning::RAMP_NS) of work, ending each chunk at a multiple of its size); doubling pauses while
 //! chunks take more than [`SETTLED_NS`](crate::tuning::SETTLED_NS) of work and hold at least [`SETTLED_MIN_ITEMS`](crate::tuning::SETTLED_MIN_ITEMS)
 //! items (or take more than [`LONG_CHUNK_NS`](crate::tuning::LONG_CHUNK_NS)), so that the fixed cost of a chunk (a split
-//! of producer and consumer, a fold, a reduce, one call to `split_wanted`) stays small against
+//! of producer and consumer, a fold, a reduce, one call to `scheduler::poll`) stays small against
 //! the work. Growth only pauses, it never stops: one slow chunk (page faults on fresh memory, a
 //! preempted thread) must not pin the chunk size low for the rest of the loop, which made
 //! leaves 64 items long in early measurements.
 //! Between chunks the driver splits the rest in halves when the scheduler says an idle thread
-//! wants work (`split_wanted`), or when the rest is longer than `with_max_len` allows. Both
+//! wants work (`scheduler::poll`), or when the rest is longer than `with_max_len` allows. Both
 //! halves run the same loop.
 //!
 //! A request to split is honoured only when the loop has already run for [`PROVEN_NS`](crate::tuning::PROVEN_NS) (or
@@ -86,7 +88,7 @@
 //! A loop that finds a worker awake and looking for work at a reading of at least
 //! [`HOT_SPAN_ITEMS`](crate::tuning::HOT_SPAN_ITEMS) items, with at least [`ASKED_SPLIT_NS`](crate::tuning::ASKED_SPLIT_NS) of work left, is *hot*: it
 //! enters the scheduler at once, splits for that worker without waiting for its request
-//! (`scheduler::offer_split`), and honours requests of awake threads ([`Want::Asked`](crate::scheduler::Want::Asked), not
+//! (its join offers the half at once: `scheduler::join_offered`), and honours requests of awake threads ([`Want::Asked`](crate::scheduler::Want::Asked), not
 //! beats) down to [`ASKED_SPLIT_NS`](crate::tuning::ASKED_SPLIT_NS) left instead of [`MIN_SPLIT_NS`](crate::tuning::MIN_SPLIT_NS): such a thief
 //! starts on its half within a microsecond. A thread that runs such loops one right after
 //! another wakes one worker for the next ones ([`Pacer::note_thief`]). A loop of 100,000-item
@@ -96,7 +98,7 @@
 //! nested parallel call, a big chunk of a slice) are the exception to splitting on request:
 //! inside the pool the loop splits them at once, down to single items, and before each chunk
 //! pushes the halves it split off where other threads can take them, waking sleepers
-//! (`scheduler::share_waking`), since such a chunk polls nothing for an item's time or more.
+//! (`scheduler::share(Share::Waking)`), since such a chunk polls nothing for an item's time or more.
 //! The first chunk of a drive runs before anything is known of the items' cost, so a short
 //! loop's first chunk is *watched* (`scheduler::watch`, for drives of up to 16 items per
 //! thread): the rest of the loop is published for a background thread, which hands it to
@@ -148,7 +150,7 @@
 //!   driver does;
 //! - the sorts (`slice/sort/`) split with plain joins by their own `Tuning` (sizes in
 //!   elements: a sort knows what an element costs), and make their join frames stealable
-//!   before each long sequential piece (`scheduler::share_now`).
+//!   before each long sequential piece (`scheduler::share(Share::Now)`).
 //!
 //! The code is in four files: `policy.rs` (the pacer's decisions),
 //! `indexed.rs` (the chunk loop and its splits), `unindexed.rs` (the unindexed drive) and

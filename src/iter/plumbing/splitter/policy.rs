@@ -2,10 +2,7 @@
 //! `splitter`): when to split, how long a chunk to peel, when to read the clock, when to
 //! wake sleepers early, and when a loop is hot. The loop that acts on them is in `indexed.rs`.
 
-use crate::scheduler::{
-    beat_now, offer_split, share_waking, split_wanted, split_wanted_at, thief_awake,
-    wake_for_next_call, Want,
-};
+use crate::scheduler::{poll, share, thief_awake, wake, Reading, Share, Wake, Want};
 use crate::sync::{measured, rate, ticks, Rate};
 use crate::tuning::{
     ASKED_SPLIT_NS, EAGER_INHERITED_MAX, EARLY_WAKE_NS, EARLY_WAKE_SPAN_NS, HEARTBEAT_NS,
@@ -154,7 +151,7 @@ pub(in crate::iter::plumbing) struct Pacer {
     pub(super) rate: (u64, usize),
     /// Whether some loop of this branch ran for [`PROVEN_NS`]; inherited.
     pub(super) proven: bool,
-    /// Whether to ask `split_wanted` at all: cleared once the estimate says the rest of the
+    /// Whether to ask `scheduler::poll` at all: cleared once the estimate says the rest of the
     /// loop is too short to be worth splitting (it only gets shorter). Saves the call, whose
     /// slow path is taken often while idle threads keep asking.
     pub(super) asking: bool,
@@ -192,7 +189,9 @@ pub(in crate::iter::plumbing) struct Pacer {
     /// [`PROVEN_NS`] ([`Pacer::note_thief`]). Inherited.
     pub(super) hot: bool,
     /// Whether to split at the next `decide` once entered, without waiting for a request:
-    /// set with `hot`, for the awake worker that made the loop hot. Not inherited.
+    /// set with `hot`, for the awake worker that made the loop hot. Still set when `decide`
+    /// splits for it: that split's join offers its frame (`scheduler::join_offered`). Not
+    /// inherited.
     pub(super) offer: bool,
     /// What this drive found when it compared itself with the thread's last one (`STREAK`,
     /// [`Pacer::look_at_streak`]): [`Streak::Unknown`] before. Inherited.
@@ -273,7 +272,7 @@ impl Pacer {
     #[inline]
     pub(super) fn decide(&mut self, len: usize) -> Step {
         if self.wake_pending > 0 && self.entered {
-            beat_now(std::mem::take(&mut self.wake_pending));
+            wake(Wake::Sleepers(std::mem::take(&mut self.wake_pending)));
         }
         // Split only if both halves are long enough to be leaves.
         if len / 2 >= self.min_len {
@@ -285,12 +284,12 @@ impl Pacer {
             let estimated = self.done > 0 || self.rate.1 > 0;
             if self.offer && self.entered {
                 // The loop just turned hot: a worker is awake and looking for work; split for
-                // it now rather than after its request.
-                self.offer = false;
+                // it now rather than after its request. `offer` stays set for the split, whose
+                // join offers its frame (`split_and_join`); the halves clear it.
                 if self.worth_asked_split(len) {
-                    offer_split();
                     return Step::Split;
                 }
+                self.offer = false;
             }
             if self.asking && estimated {
                 if self.entered
@@ -308,9 +307,13 @@ impl Pacer {
                     // The heartbeat reads the clock when we do (`SETTLED_READ_CHUNKS`): it
                     // gets `mark` just after a reading.
                     let fresh = self.chunks_since_mark == 0;
-                    split_wanted_at(if fresh { self.mark } else { 0 })
+                    poll(if fresh {
+                        Reading::At(self.mark)
+                    } else {
+                        Reading::Untimed
+                    })
                 } else {
-                    split_wanted()
+                    poll(Reading::None)
                 };
                 let worth = match wanted {
                     Want::No => false,
@@ -325,7 +328,7 @@ impl Pacer {
         if self.entered && self.heavy_items() {
             // About to run a chunk that polls nothing for an item's time or more: let idle or
             // sleeping threads have the halves split off so far.
-            share_waking();
+            share(Share::Waking);
         }
         if !self.asking && len <= self.max_len {
             // No split will happen in this loop any more (`asking` is cleared for good once
@@ -402,7 +405,7 @@ impl Pacer {
     pub(super) fn look_for_thief(&mut self, now: u64, spent: u64, items: usize, remaining: usize) {
         if STREAK.with(|streak| self.note_thief(now, spent, items, remaining, streak, thief_awake))
         {
-            wake_for_next_call();
+            wake(Wake::ForNextCall);
         }
     }
 

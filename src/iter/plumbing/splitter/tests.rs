@@ -418,7 +418,7 @@ fn short_loops_stop_asking_as_before() {
 fn heavy_items_split_without_a_request() {
     // An estimate (inherited: this loop has folded nothing yet) of items worth a split
     // each: a loop inside the pool splits at once. The test thread has no seat, so
-    // `split_wanted` says no: only the heavy-items rule can split here.
+    // `scheduler::poll` says no: only the heavy-items rule can split here.
     let heavy = |entered: bool, per_item: u64| {
         let mut p = pacer(1, usize::MAX);
         p.start_loop();
@@ -561,7 +561,7 @@ fn a_first_leaf_wakes_by_the_work_its_time_says_is_left() {
 fn a_first_leaf_alone_wakes_nobody() {
     // A first leaf whose time calls for an early wake only leaves its verdict to the next
     // leaf of the same drive on this thread, which wakes if its own time agrees (the wake
-    // itself, `beat_now`, does nothing on this thread, outside any pool).
+    // itself, `Wake::Sleepers`, does nothing on this thread, outside any pool).
     let (drive, other) = (0x1000, 0x2000);
     let long = MIN_SPLIT_NS - 1;
     const { assert!(LEAF_SPAN_NS < MIN_SPLIT_NS) };

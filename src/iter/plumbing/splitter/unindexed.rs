@@ -3,7 +3,7 @@
 
 use super::policy::{early_wakes, Bars};
 use crate::iter::plumbing::{Folder, Reducer, UnindexedConsumer, UnindexedProducer};
-use crate::scheduler::{beat_now, share_waking, split_wanted, touch, watch};
+use crate::scheduler::{self, poll, wake, watch, Reading, Share, Wake, Watch};
 use crate::sync::ticks;
 use crate::tuning::{EAGER_LEAVES_PER_THREAD, SPINE_DEPTH};
 use std::cell::Cell;
@@ -46,7 +46,7 @@ pub(super) fn first_leaf_timed(bars: &Bars, spent: u64, levels: u32, drive: usiz
     };
     FIRST_LEAF.with(|first| first.set(pending));
     if wakes > 0 && spent >= split {
-        beat_now(wakes);
+        wake(Wake::Sleepers(wakes));
     }
 }
 
@@ -78,7 +78,7 @@ pub(super) fn second_leaf_timed(bars: &Bars, spent: u64, levels: u32) {
     FIRST_LEAF.with(|first| first.set((0, 0)));
     let wakes = first_leaf_wakes(bars, spent, levels);
     if wakes > 0 {
-        beat_now(wakes);
+        wake(Wake::Sleepers(wakes));
     }
 }
 
@@ -100,7 +100,7 @@ pub(super) fn first_leaf_wakes(bars: &Bars, spent: u64, levels: u32) -> u32 {
 /// (`scheduler::watch`) rather than joined. The half this thread drives first runs while the
 /// other is published for the watchman, which hands it to the pool once this thread has gone
 /// `RESCUE_NS` without finishing a leaf of the drive (each leaf's end moves the watch's
-/// clock: `scheduler::touch`), with a worker idle or asleep. Nothing polls inside a user's item,
+/// clock: `scheduler::Watch::touch`), with a worker idle or asleep. Nothing polls inside a user's item,
 /// and the halves split off above a leaf are join frames that only this thread can promote:
 /// without the watch, the first item of a few heavy ones (`par_bridge` or `par_lines` over
 /// 8 items of 2 ms on 2 cores) ran alone, 10 ms against rayon's 8.
@@ -162,7 +162,7 @@ where
     }
 }
 
-/// The name of an unindexed drive for its watch ([`crate::scheduler::touch`]): the address
+/// The name of an unindexed drive for its watch ([`crate::scheduler::Watch::touch`]): the address
 /// of its shared flag, which lives as long as the drive.
 #[inline]
 pub(super) fn drive_token(share: &AtomicBool) -> usize {
@@ -191,7 +191,7 @@ where
     if consumer.full() {
         return consumer.into_folder().complete();
     }
-    let producer = if depth > 0 || spine > 0 || split_wanted().any() {
+    let producer = if depth > 0 || spine > 0 || poll(Reading::None).any() {
         match producer.split() {
             (left_p, Some(right_p)) => {
                 let reducer = consumer.to_reducer();
@@ -255,7 +255,7 @@ where
     // threads stalled in most runs. A drive stolen from is parallel already, so the pushes
     // (a few per leaf) and wakes are what rayon pays on every split.
     if share.load(Ordering::Relaxed) {
-        share_waking();
+        scheduler::share(Share::Waking);
     }
     let start = ticks();
     let folder = producer.fold_with(consumer.into_folder());
@@ -264,7 +264,7 @@ where
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
     // need not hand the rest out yet.
     let drive = drive_token(share);
-    touch(drive, end);
+    Watch::touch(drive, end);
     if let Some(levels @ 1..) = timed {
         first_leaf_timed(Bars::now(), spent, levels, drive);
     } else {
@@ -272,7 +272,7 @@ where
     }
     if spent >= Bars::now().min_split {
         share.store(true, Ordering::Relaxed);
-        share_waking();
+        scheduler::share(Share::Waking);
     }
     folder.complete()
 }
