@@ -3,8 +3,9 @@
 //! first (chili's closures are swapped: its `join` runs the second one first), and all walk
 //! the same tree, whose nodes lie in one allocation in the order they are visited
 //! (`benches/common/tree.rs`: so that the layout, and with it the cache behaviour, is the same
-//! in every process). Prints the best of several runs and the ratio to the sequential
-//! recursion.
+//! in every process). Every library's timed runs run inside its pool, so that each join is
+//! one from a pool thread (entering a pool from outside is `benches/outside.rs`'s). Prints
+//! the best of several runs and the ratio to the sequential recursion.
 //!
 //! `cargo run --release --example fibtree` (pools use `BLITZ_NUM_THREADS`,
 //! `RAYON_NUM_THREADS` and the CPUs the process may use, so `taskset -c 0` gives one core).
@@ -19,15 +20,27 @@ use fib::{fib_blitz, fib_chili, fib_rayon, fib_seq};
 mod tree;
 use tree::{sum_blitz, sum_chili, sum_rayon, sum_seq};
 
-/// Best of `reps` runs of `f`, in milliseconds.
+/// Best of `reps` runs of `f`, in microseconds.
 fn best<R>(reps: usize, mut f: impl FnMut() -> R) -> f64 {
     (0..reps)
         .map(|_| {
             let t = Instant::now();
             std::hint::black_box(f());
-            t.elapsed().as_secs_f64() * 1e3
+            t.elapsed().as_secs_f64() * 1e6
         })
         .fold(f64::MAX, f64::min)
+}
+
+/// Runs `f` inside blitz-par's global pool (as a guest, or on its worker when the environment
+/// asks for one thread), so that every timed join is a join inside the pool: what entering the
+/// pool from outside costs is `benches/outside.rs`'s to measure.
+fn in_blitz<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    blitz_par::scope(|_| f())
+}
+
+/// Runs `f` on a thread of rayon's global pool (as chili's runs in its scope).
+fn in_rayon<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| f())
 }
 
 fn main() {
@@ -36,10 +49,10 @@ fn main() {
     let mut scope = chili_pool.scope();
     let row = |name: &str, seq: f64, blitz: f64, chili: f64, rayon: f64, two: Option<f64>| {
         let two = two.map_or(String::new(), |two| {
-            format!("  two threads {two:9.3} ({:.2}x)", two / seq)
+            format!("  two threads {two:9.1} ({:.2}x)", two / seq)
         });
         println!(
-            "{name:>12}  seq {seq:9.3} ms  blitz {blitz:9.3} ({:.2}x)  chili {chili:9.3} ({:.2}x)  rayon {rayon:9.3} ({:.2}x){two}",
+            "{name:>12}  seq {seq:9.1} us  blitz {blitz:9.1} ({:.2}x)  chili {chili:9.1} ({:.2}x)  rayon {rayon:9.1} ({:.2}x){two}",
             blitz / seq,
             chili / seq,
             rayon / seq
@@ -51,9 +64,9 @@ fn main() {
         let n = || std::hint::black_box(27);
         let want = fib_seq(n());
         let seq = best(20, || assert_eq!(fib_seq(n()), want));
-        let blitz = best(20, || assert_eq!(fib_blitz(n()), want));
+        let blitz = in_blitz(|| best(20, || assert_eq!(fib_blitz(n()), want)));
         let chili = best(20, || assert_eq!(fib_chili(n(), &mut scope), want));
-        let rayon = best(20, || assert_eq!(fib_rayon(n()), want));
+        let rayon = in_rayon(|| best(20, || assert_eq!(fib_rayon(n()), want)));
         row("fib(27)", seq, blitz, chili, rayon, None);
     }
     for (name, layers, reps) in [
@@ -68,9 +81,9 @@ fn main() {
         let t = std::hint::black_box(tree::build(&mut slots));
         let want = (1u64 << layers) - 1;
         let seq = best(reps, || assert_eq!(sum_seq(t), want));
-        let blitz = best(reps, || assert_eq!(sum_blitz(t), want));
+        let blitz = in_blitz(|| best(reps, || assert_eq!(sum_blitz(t), want)));
         let chili = best(reps, || assert_eq!(sum_chili(t, &mut scope), want));
-        let rayon = best(reps, || assert_eq!(sum_rayon(t), want));
+        let rayon = in_rayon(|| best(reps, || assert_eq!(sum_rayon(t), want)));
         // The sequential recursion again: the first traversal of a new tree runs on other
         // cache and TLB state than the later ones.
         let seq = seq.min(best(reps, || assert_eq!(sum_seq(t), want)));

@@ -88,7 +88,8 @@ pub(crate) const MAX_FRAMES: usize = 64;
 /// A join is recorded only while fewer than this many recorded frames wait unpromoted:
 /// bookkeeping of deep joins against how many of them can be stolen. The outermost ones,
 /// which promotion takes first, are recorded; deeper joins still poll, which makes most joins
-/// of a deep recursion as cheap as two calls plus a countdown.
+/// of a deep recursion as cheap as two calls plus a countdown. (0 on a pool's only seat:
+/// `scheduler/README.md`, "The only seat".)
 pub(crate) const RECORD_WINDOW: usize = 8;
 
 /// Joins between two heartbeat clock reads: clock reads against how late a beat is

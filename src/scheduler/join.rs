@@ -9,7 +9,9 @@
 //!   jobs until the thief sets the frame's latch, then take the result.
 //!
 //! A join opened while `RECORD_WINDOW` recorded frames already wait unpromoted is not recorded
-//! at all (`join_unrecorded`): it only polls, and runs the closures one after the other.
+//! at all (`join_unrecorded`): it only polls, and runs the closures one after the other. Nor is
+//! any join on the only seat of a registry (a pool of one thread), which nobody can steal from
+//! (`README.md`, "The only seat").
 
 use super::future_slot::{unwind_cancelled, Cancelled};
 use super::job::JobHeader;

@@ -170,6 +170,65 @@ fn a_pool_dropped_right_after_a_rescue() {
     );
 }
 
+/// A pool's only seat records no join frame, since no other thread could take one; a seat
+/// with a neighbour (another worker, or guest seats) records. On the only seat, joins still
+/// run both closures in order, report no migration, and propagate `a`'s panic after `b` ran.
+#[test]
+fn only_seat_records_no_frame() {
+    use super::registry::Owner;
+    let records = |pool: &super::ThreadPool| {
+        pool.install(|| Owner::with_current(|owner| owner.expect("in the pool").records()))
+    };
+    let one = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    assert!(!records(&one), "the only seat recorded a frame");
+    let two = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    assert!(records(&two), "a seat with a neighbour did not record");
+    let with_guests = ThreadPoolBuilder::new()
+        .num_threads(1)
+        .pool_threads_only(false)
+        .build()
+        .unwrap();
+    assert!(
+        records(&with_guests),
+        "a worker beside guest seats did not record"
+    );
+
+    let counter = AtomicUsize::new(0);
+    assert_eq!(one.install(|| busy_tree(12, &counter)), 1 << 12);
+    let order = std::sync::Mutex::new(Vec::new());
+    let migrated = one.install(|| {
+        super::join_context(
+            |a| {
+                order.lock().unwrap().push('a');
+                a.migrated()
+            },
+            |b| {
+                order.lock().unwrap().push('b');
+                b.migrated()
+            },
+        )
+    });
+    assert_eq!(migrated, (false, false));
+    assert_eq!(*order.lock().unwrap(), ['a', 'b']);
+    let b_ran = AtomicUsize::new(0);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        one.install(|| {
+            super::join(
+                || panic!("a's panic"),
+                || b_ran.fetch_add(1, Ordering::Relaxed),
+            )
+        })
+    }));
+    let payload = caught.expect_err("a's panic was lost");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"a's panic"));
+    assert_eq!(
+        b_ran.load(Ordering::Relaxed),
+        1,
+        "b did not run after a panicked"
+    );
+    assert_eq!(one.install(|| super::join(|| 1, || 2)), (1, 2));
+}
+
 /// The watchdog of the liveness tests (`tests/common/watchdog.rs`) passes results and panics
 /// on, and names what did not happen.
 mod watchdog {

@@ -115,6 +115,7 @@ impl Registry {
                     sleep_word: CachePadded(SleepWord::new()),
                     local: CachePadded(LocalCell(UnsafeCell::new(Local::new(
                         0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index as u64 + 1),
+                        n + guests == 1,
                     )))),
                     terminate: CoreLatch::new(),
                     inbox: Injector::new(if index < n { 16 } else { 2 }),

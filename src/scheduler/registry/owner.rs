@@ -201,7 +201,8 @@ impl<'a> Owner<'a> {
     // ---- Join frames (`README.md`, "Splitting") ----
 
     /// Whether a join opened now records its frame: fewer than `RECORD_WINDOW` recorded frames
-    /// wait unpromoted (and fewer than `MAX_FRAMES` are recorded).
+    /// wait unpromoted (and fewer than `MAX_FRAMES` are recorded), and the registry has
+    /// another seat, whose thread could take the frame.
     #[inline(always)]
     pub(crate) fn records(self) -> bool {
         let local = self.local();

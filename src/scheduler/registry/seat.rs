@@ -71,9 +71,13 @@ pub(crate) struct Local {
     pub(super) depth: Cell<usize>,
     /// Frames `[0, promoted)` have been pushed on the deque; always a prefix.
     pub(super) promoted: Cell<usize>,
-    /// `min(promoted + RECORD_WINDOW, MAX_FRAMES)`: a join records its frame iff
+    /// `min(promoted + record_window, MAX_FRAMES)`: a join records its frame iff
     /// `depth < record_below`.
     pub(super) record_below: Cell<usize>,
+    /// How many recorded frames may wait unpromoted: `RECORD_WINDOW`, or 0 on the only seat of
+    /// a registry, which no other thread can ever steal from (`README.md`, "Recording
+    /// window"). Fixed when the seat is made.
+    record_window: usize,
     /// Polls left until the heartbeat's next clock read; 0 or below: read it at the next
     /// poll's slow path.
     pub(super) countdown: Cell<i32>,
@@ -102,11 +106,14 @@ pub(crate) struct Local {
 }
 
 impl Local {
-    pub(super) fn new(seed: u64) -> Local {
+    /// The owner state of a seat; `only_seat`: the registry has no other seat.
+    pub(super) fn new(seed: u64, only_seat: bool) -> Local {
+        let record_window = if only_seat { 0 } else { RECORD_WINDOW };
         Local {
             depth: Cell::new(0),
             promoted: Cell::new(0),
-            record_below: Cell::new(RECORD_WINDOW),
+            record_below: Cell::new(record_window),
+            record_window,
             countdown: Cell::new(JOINS_PER_CLOCK_READ as i32),
             holds: Cell::new(0),
             next_beat: Cell::new(0),
@@ -129,7 +136,7 @@ impl Local {
     pub(super) fn set_promoted(&self, promoted: usize) {
         self.promoted.set(promoted);
         self.record_below
-            .set((promoted + RECORD_WINDOW).min(MAX_FRAMES));
+            .set((promoted + self.record_window).min(MAX_FRAMES));
     }
 
     /// Restart the heartbeat clock (new busy period): the first beat comes after
