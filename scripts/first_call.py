@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Compares the first parallel calls of fresh processes between builds of `examples/first_call.rs`.
 
-Each round runs every given binary once, in turn (so that the builds share the machine's
-state round by round), and the script prints, for each binary and each of the example's
-three figures (first 1,000-item sum, first 1M-item sum, second 1M-item sum), the median and
-the quartiles over all rounds, in microseconds:
+Each round runs every given command once, in turn (so that they share the machine's state
+round by round), and the script prints, for each command and each of the example's three
+figures (first 1,000-item sum, first 1M-item sum, second 1M-item sum), the median and the
+quartiles over all rounds, in microseconds:
 
-    python3 scripts/first_call.py [--rounds N] BINARY [BINARY ...]
+    python3 scripts/first_call.py [--rounds N] COMMAND [COMMAND ...]
 
-Build the binaries with `cargo build --release --example first_call` in each worktree and
-pass `target/release/examples/first_call` of each. On a shared machine, run it while nothing
+A command is a binary, or a binary and its argument in one quoted word (`"BINARY rayon"`,
+`"BINARY seq"`: the same sums with rayon or the sequential loop). Build the binaries with
+`cargo build --release --example first_call` in each worktree and pass
+`target/release/examples/first_call` of each. On a shared machine, run it while nothing
 else runs (here: under `/work/coord/bin/quiet`).
 """
 import argparse
@@ -25,7 +27,9 @@ def main():
     figures = {binary: [[], [], []] for binary in args.binaries}
     for _ in range(args.rounds):
         for binary in args.binaries:
-            out = subprocess.run([binary], check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                binary.split(), check=True, capture_output=True, text=True
+            ).stdout
             for column, value in zip(figures[binary], out.split()):
                 column.append(int(value) / 1000)
     names = ["first sum of 1,000", "first sum of 1M", "second sum of 1M"]

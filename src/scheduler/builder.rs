@@ -48,16 +48,40 @@ fn default_num_threads() -> (usize, bool) {
     (n, chosen.is_some())
 }
 
-/// Whether the environment asks for one thread (`BLITZ_NUM_THREADS`, else
-/// `RAYON_NUM_THREADS`): a global pool started without `build_global` then keeps the work of
-/// outside callers on its thread (see [`ThreadPoolBuilder::pool_threads_only`]). Read once.
-pub(crate) fn environment_asks_for_one_thread() -> bool {
-    static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ONE.get_or_init(|| {
+/// What the environment says of the global pool's thread count, read once: the count it
+/// chooses (`BLITZ_NUM_THREADS`, else `RAYON_NUM_THREADS`), and whether a value was unusable.
+fn global_threads_from_env() -> (Option<usize>, bool) {
+    static READ: std::sync::OnceLock<(Option<usize>, bool)> = std::sync::OnceLock::new();
+    *READ.get_or_init(|| {
         let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
         let rayon = std::env::var("RAYON_NUM_THREADS").ok();
-        threads_from_env(blitz.as_deref(), rayon.as_deref()).0 == Some(1)
+        let (chosen, ignored) = threads_from_env(blitz.as_deref(), rayon.as_deref());
+        (chosen, !ignored.is_empty())
     })
+}
+
+/// Whether the global pool must start before parallel work runs, if nothing configured it
+/// yet: the environment asks for one thread (`BLITZ_NUM_THREADS`, else `RAYON_NUM_THREADS`),
+/// and a global pool started without `build_global` then keeps the work of outside callers
+/// on its thread (see [`ThreadPoolBuilder::pool_threads_only`]); or a variable holds an
+/// unusable value, which starting the pool reports. Read once.
+pub(crate) fn environment_needs_the_pool() -> bool {
+    let (chosen, unusable) = global_threads_from_env();
+    chosen == Some(1) || unusable
+}
+
+/// The number of threads the global pool will start with if nothing else configures it
+/// first, as far as can be told without starting it, and cheaply: what the environment
+/// chooses, else the CPUs the process may run on (without `available_parallelism`'s reads of
+/// cgroup quotas, some 50 us on the 2-core VM: so this may be more than the pool will have).
+/// Read once. `None` when a variable holds an unusable value: starting the pool reports it.
+pub(crate) fn planned_global_threads() -> Option<usize> {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    match global_threads_from_env() {
+        (_, true) => None,
+        (Some(n), false) => Some(n.clamp(1, MAX_NUM_THREADS)),
+        (None, false) => Some(*CPUS.get_or_init(crate::sync::cpus_allowed)),
+    }
 }
 
 /// The thread count that the values of `BLITZ_NUM_THREADS` and `RAYON_NUM_THREADS` (`None`:

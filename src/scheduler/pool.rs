@@ -21,8 +21,10 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
 /// Whether parallel work that a thread outside every pool starts must run on the global
 /// pool's workers, the caller blocking, rather than partly on the caller as a guest: the pool
 /// was configured so (`ThreadPoolBuilder::pool_threads_only`) and has no guest seats. Before
-/// the pool starts: whether the environment asks for one thread, which starts it now. One
-/// Acquire load and one field on the fast path.
+/// the pool starts: whether the environment asks for one thread, which starts it now (as does
+/// an unusable value there, so that the first parallel call reports it). Otherwise the pool
+/// starts only when the work first wants it (`scheduler::enter`, the watch), so that a short
+/// first loop does not wait for its threads. One Acquire load and one field on the fast path.
 #[inline]
 pub(crate) fn outside_work_runs_on_workers() -> bool {
     match GLOBAL.get() {
@@ -35,7 +37,7 @@ pub(crate) fn outside_work_runs_on_workers() -> bool {
 fn unstarted_global_runs_outside_work_on_workers() -> bool {
     // Without `build_global`, only the environment can configure the pool this way; a
     // `build_global` that comes later decides for the calls after it.
-    super::builder::environment_asks_for_one_thread() && !global_registry().takes_guests()
+    super::builder::environment_needs_the_pool() && !global_registry().takes_guests()
 }
 
 /// Runs `f` on a worker of the global pool and blocks until it is done (for a caller outside

@@ -34,6 +34,14 @@
 //! (a sum of 8 or 32 items on the 2-core VM, best of 101 rounds of 200 calls: 54 against 40
 //! ns; the sequential loop takes 2 to 3 ns). Longer loops pay one load ([`may_watch`]).
 //!
+//! The first watch starts nothing on its caller's path but the watchman's thread: outside
+//! every pool, before the global pool has started, the loop is watched if the pool is
+//! planned to have enough threads (`Watch::open`), and the watchman starts the pool while the
+//! chunk runs. A loop it leaves alone starts no thread, so a process's first short loop of
+//! cheap items costs what a later one does; the pool starts when a drive first wants to
+//! split (`scheduler::enter`). (Starting it took ~0.3 ms of the caller's time on the 2-core
+//! VM: reading the cgroup quota, starting two workers and the watchman.)
+//!
 //! Memory ordering: the slot's hand-off (`watch_slot.rs`, with a loom model) publishes the
 //! frame, the registry and the clock reading with a Release store of the slot's pointer that
 //! the watchman's CAS reads (Acquire); exactly one of the owner's swap and the watchman's CAS
@@ -50,6 +58,7 @@
 
 use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
+use super::builder::planned_global_threads;
 use super::pool::{global_registry, GLOBAL};
 use super::registry::{Owner, Registry};
 use super::watch_slot::{Handoff, Taken};
@@ -80,9 +89,10 @@ pub(crate) fn pool_started(threads: usize) {
 }
 
 /// Whether a loop of `items` items may be watched by [`watch`]: false for loops longer than
-/// any started pool watches. Before the first pool starts, true: [`watch`] starts the global
-/// pool then (a program whose one parallel loop is over a few heavy items, a command-line
-/// tool working on a few files, needs it most).
+/// any started pool watches. Before the first pool starts, true: [`watch`] then decides from
+/// the thread count the global pool will have, and the watchman starts that pool while the
+/// first chunk runs (a program whose one parallel loop is over a few heavy items, a
+/// command-line tool working on a few files, needs the watch most).
 #[inline]
 pub(crate) fn may_watch(items: usize) -> bool {
     let max = WATCH_MAX.load(Ordering::Relaxed);
@@ -219,17 +229,35 @@ impl Drop for DriveMark {
     }
 }
 
-/// The watchman, started on first use.
-fn watchman() -> Option<&'static Thread> {
+/// The watchman, started on first use. Started for the watch of a thread outside every pool
+/// before the global pool has started (`start_global`), it starts that pool first, on its own
+/// thread: the watched chunk runs meanwhile, and the pool is there if its rest is handed out.
+fn watchman(start_global: bool) -> Option<&'static Thread> {
     WATCHMAN
         .get_or_init(|| {
             std::thread::Builder::new()
                 .name("blitz-par-watch".into())
-                .spawn(patrol)
+                .spawn(move || {
+                    if start_global {
+                        global_registry();
+                    }
+                    patrol();
+                })
                 .ok()
                 .map(|handle| handle.thread().clone())
         })
         .as_ref()
+}
+
+/// The registry a slot's rest goes to: the one its owner named, or the global pool for null
+/// (the watch of a thread outside every pool, opened before that pool started: see
+/// [`Watch::open`]), which this starts if it has not started yet.
+fn destination(registry: *const Registry) -> *const Registry {
+    if registry.is_null() {
+        Arc::as_ptr(global_registry())
+    } else {
+        registry
+    }
 }
 
 /// The start of every watched frame, the part the watchman reaches.
@@ -356,7 +384,8 @@ where
 struct Watch<'o> {
     owner: Option<Owner<'o>>,
     /// The Arc's data pointer itself (not a reborrow of it): the watchman takes a strong
-    /// count through it while it hands the rest out.
+    /// count through it while it hands the rest out. Null for the global pool when the watch
+    /// was opened before that pool started ([`destination`]).
     registry: *const Registry,
     slot: &'static Slot,
 }
@@ -364,13 +393,20 @@ struct Watch<'o> {
 impl<'o> Watch<'o> {
     /// The watch of a loop of `items` items on this thread, whose seat is `owner`'s, or
     /// `None` where the loop is not watched (see [`watch`]).
+    ///
+    /// Outside every pool before the global pool has started, the thread count is the one it
+    /// is planned to have (`planned_global_threads`, which may exceed it: a bound on which
+    /// loops are watched, nothing else), and the rest goes to a null registry, the global
+    /// pool, which the watchman starts. A short loop of cheap items that the watch leaves
+    /// alone (all of them with more than [`WATCH_ITEMS_PER_THREAD`] items a thread) thus
+    /// starts no thread: the first 1,000-item sum of a process costs what a later one does.
     #[inline]
     fn open(owner: Option<Owner<'o>>, items: usize) -> Option<Watch<'o>> {
         let (registry, threads) = match owner {
-            None => {
-                let global = global_registry();
-                (Arc::as_ptr(global), global.num_threads())
-            }
+            None => match GLOBAL.get() {
+                Some(global) => (Arc::as_ptr(global), global.num_threads()),
+                None => unstarted_global(),
+            },
             Some(owner) => (owner.seat().registry_ptr(), owner.registry().num_threads()),
         };
         // A pool of one thread has nobody to hand the rest to: its one worker would take the
@@ -384,7 +420,7 @@ impl<'o> Watch<'o> {
             // A loop around this one, on this thread, is watched: its rescue covers this one.
             return None;
         }
-        watchman()?;
+        watchman(registry.is_null())?;
         Some(Watch {
             owner,
             registry,
@@ -417,7 +453,7 @@ impl<'o> Watch<'o> {
                 .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
-            if let Some(watchman) = watchman() {
+            if let Some(watchman) = watchman(false) {
                 watchman.unpark();
             }
         }
@@ -457,6 +493,27 @@ impl<'o> Watch<'o> {
                 }
             }
             Some(owner) => owner.wait_until(latch.seat_latch()),
+        }
+    }
+}
+
+/// The registry and thread count of [`Watch::open`] for a thread outside every pool before
+/// the global pool has started: null and the planned count (see there). Out of line: once per
+/// loop only until the pool starts. Records the planned count as a started pool's
+/// ([`pool_started`]), so that longer loops are turned away by [`may_watch`] from then on.
+/// Where the environment holds an unusable thread count, starts the pool instead, which
+/// reports it.
+#[cold]
+#[inline(never)]
+fn unstarted_global() -> (*const Registry, usize) {
+    match planned_global_threads() {
+        Some(threads) => {
+            pool_started(threads);
+            (std::ptr::null(), threads)
+        }
+        None => {
+            let global = global_registry();
+            (Arc::as_ptr(global), global.num_threads())
         }
     }
 }
@@ -546,16 +603,17 @@ fn patrol() {
             // The registry is only compared with the global pool's address, and `guest` only
             // counted: harmless if stale.
             let (registry, guest) = handoff.hints();
-            if !worth_rescue(registry, guest) {
+            if !worth_rescue(destination(registry), guest) {
                 continue;
             }
             if let Some(Taken { registry, guest }) = handoff.take(job) {
+                let registry = destination(registry);
                 // SAFETY: we took the frame out of its slot, so its owner waits on its latch
                 // (the frame and the registry it named, whose thread it is in, stay alive
                 // until the latch is set) and nobody else runs it. Its stores were made
                 // before its Release store of the pointer, which our CAS read. The registry
-                // pointer is an Arc's data pointer (`watch`): every registry is made by
-                // `Arc::new_cyclic`, and the global one lives in `GLOBAL`.
+                // pointer is an Arc's data pointer (`watch`, `destination`): every registry is
+                // made by `Arc::new_cyclic`, and the global one lives in `GLOBAL`.
                 let registry = unsafe {
                     let head = job.cast_const().cast::<WatchHead>();
                     *(*head).elapsed.get() = age;

@@ -9,12 +9,14 @@
 mod address_space;
 mod cell;
 mod clock;
+mod cpus;
 mod memory;
 mod sync_ptr;
 
 pub(crate) use address_space::{default_thread_stack, room_for_thread};
 pub(crate) use cell::UnsafeCell;
 pub(crate) use clock::{calibrate, measured, ns_in, rate, ticks, ticks_in, Rate};
+pub(crate) use cpus::cpus_allowed;
 pub(crate) use memory::advise_fill;
 pub use sync_ptr::SyncPtr;
 
