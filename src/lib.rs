@@ -186,9 +186,10 @@
 //!   handlers, or one thread (by the builder or the environment), it keeps all such work on its
 //!   threads as rayon does, and [`ThreadPoolBuilder::pool_threads_only`] chooses either way for
 //!   any pool.
-//! - The global pool, started by the first parallel call, comes up with the threads the system
-//!   lets it start, down to none (the callers then run the work), and says so once on stderr;
-//!   rayon panics. [`ThreadPoolBuilder::build`] returns the error, as rayon's does.
+//! - The global pool, started by the first parallel call that needs it, comes up with the
+//!   threads the system lets it start, down to none (the callers then run the work), and says
+//!   so once on stderr; rayon panics. [`ThreadPoolBuilder::build`] returns the error, as
+//!   rayon's does.
 //! - In [`join`], the first closure must not wait for the second (on a channel, a lock or a
 //!   barrier): the second closure becomes stealable only when the first one calls back into the
 //!   scheduler. Closures that wait for each other belong in a [`scope`].

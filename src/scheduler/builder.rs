@@ -409,9 +409,10 @@ impl fmt::Debug for ThreadBuilder {
 /// # The global pool
 ///
 /// Parallel work started on a thread outside every pool runs in the global pool. It starts
-/// with the first parallel call, in the configuration of [`build_global`](Self::build_global)
-/// if that was called before, else in the default one: `BLITZ_NUM_THREADS` threads, else
-/// `RAYON_NUM_THREADS`, else one per CPU.
+/// with the first parallel call that needs it (a short loop of cheap items runs on the calling
+/// thread and does not wait for it), in the configuration of
+/// [`build_global`](Self::build_global) if that was called before, else in the default one:
+/// `BLITZ_NUM_THREADS` threads, else `RAYON_NUM_THREADS`, else one per CPU.
 ///
 /// By default the calling thread takes part in that work, so that a small parallel call costs
 /// about what the sequential loop costs. Configured with a stack size, thread names, start,
@@ -948,7 +949,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     }
 
     /// Makes this configuration the global pool's. Fails if the global pool already exists
-    /// (it starts on first use of any parallel operation, or by an earlier `build_global`), or
+    /// (it starts when parallel work first needs it, or by an earlier `build_global`: call
+    /// this before any parallel work), or
     /// if a worker thread cannot be started (as [`build`](Self::build) does; the global pool
     /// is then left to start on first use, with the default configuration).
     ///
@@ -982,7 +984,8 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     }
 }
 
-/// The global pool when nothing else was asked for (started by the first parallel call): the
+/// The global pool when nothing else was asked for (started by the first parallel call that
+/// needs it): the
 /// default configuration, sized by the environment, with as many of its threads as the system
 /// lets start (`Registry::start_lenient`). Outside callers take part in its work, unless the
 /// environment asks for one thread.

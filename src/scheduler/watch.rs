@@ -56,9 +56,9 @@
 //! without a SeqCst pair either may miss the other) is only not rescued: its loop runs as it
 //! would without the watch.
 
+use super::builder::planned_global_threads;
 use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
-use super::builder::planned_global_threads;
 use super::pool::{global_registry, GLOBAL};
 use super::registry::{Owner, Registry};
 use super::watch_slot::{Handoff, Taken};
