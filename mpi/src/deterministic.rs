@@ -16,13 +16,18 @@
 //!    part that continue a leaf begun on an earlier rank (fewer than `LEAF_LEN`) go to that
 //!    rank, in one all-to-all-v exchange (skipped when every part starts on a leaf boundary).
 //! 3. Each rank folds its leaves in parallel and reduces them into the largest subtrees of the
-//!    fixed tree that lie within its leaves: at most about `2 log2(leaves)` nodes.
-//! 4. The nodes are gathered on every rank, which evaluates the tree from the root down to them.
+//!    fixed tree that lie within its leaves ([`subtrees`]): at most about `2 log2(leaves)`
+//!    nodes.
+//! 4. The nodes are gathered on every rank, which joins them, in order, as the tree does
+//!    ([`TreeReduction`]).
+//!
+//! The tree, its nodes and their joining are blitz-par's own ([`blitz_par::iter::deterministic`]),
+//! so that the two cannot drift apart.
 
-use std::collections::HashMap;
 use std::iter::Sum;
-use std::ops::Add;
+use std::ops::{Add, Range};
 
+use blitz_par::iter::deterministic::{subtrees, TreeReduction};
 use blitz_par::prelude::*;
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
@@ -31,8 +36,9 @@ use crate::agree::{agree, catch, Step};
 use crate::raw;
 use crate::Error;
 
-/// Items per leaf of the fixed reduction tree.
-pub const LEAF_LEN: usize = 1024;
+/// Items per leaf of the fixed reduction tree: blitz-par's
+/// [`LEAF_LEN`](blitz_par::iter::deterministic::LEAF_LEN).
+pub use blitz_par::iter::deterministic::LEAF_LEN;
 
 /// The deterministic mode of an [`Across`](crate::Across) view, from
 /// [`Across::deterministic`](crate::Across::deterministic).
@@ -121,12 +127,9 @@ where
                 values.push(fold_leaf(own[whole..].iter().chain(&tail).copied(), &op));
             }
             debug_assert_eq!(values.len(), end_leaf - first_leaf);
-            subtrees(first_leaf, end_leaf, leaves)
+            node_values(&values, first_leaf, leaves, &op)
                 .into_iter()
-                .map(|(lo, hi)| {
-                    let value = reduce_tree(&values[lo - first_leaf..hi - first_leaf], &op);
-                    (lo as u64, hi as u64, value)
-                })
+                .map(|(node, value)| (node.start as u64, node.end as u64, value))
                 .collect()
         });
         let (nodes, node_counts) =
@@ -140,12 +143,12 @@ where
         let all_values = raw::all_gather_varcount(comm, &values, &counts)?;
         let range_counts: Vec<usize> = counts.iter().map(|c| 2 * c).collect();
         let all_ranges = raw::all_gather_varcount(comm, &ranges, &range_counts)?;
-        let known: HashMap<(usize, usize), T> = all_ranges
+        // Rank order is leaf order: the nodes come left to right.
+        let nodes = all_ranges
             .chunks_exact(2)
-            .map(|r| (r[0] as usize, r[1] as usize))
-            .zip(all_values)
-            .collect();
-        catch(|| evaluate(0, leaves, &known, &op))
+            .map(|r| r[0] as usize..r[1] as usize)
+            .zip(all_values);
+        catch(|| join_nodes(nodes, leaves, &op))
             .map(Some)
             .map_err(|message| Error::Panicked { rank: me, message })
     }
@@ -177,50 +180,40 @@ fn fold_leaf<T, F: Fn(T, T) -> T>(items: impl Iterator<Item = T>, op: &F) -> T {
     items.reduce(op).expect("a leaf is not empty")
 }
 
-/// Reduces leaf values over the fixed tree; `values` starts at a node boundary (an aligned
-/// subtree), so the tree over its relative indices is the global tree's.
-pub(crate) fn reduce_tree<T: Copy, F: Fn(T, T) -> T>(values: &[T], op: &F) -> T {
-    if values.len() == 1 {
-        return values[0];
-    }
-    let mid = values.len().next_power_of_two() / 2;
-    op(
-        reduce_tree(&values[..mid], op),
-        reduce_tree(&values[mid..], op),
-    )
+/// The largest nodes of the fixed tree over `leaves` leaves that lie within the leaves whose
+/// folded values are `values` (the first being leaf `first`), each with its value: the node's
+/// leaves joined as the tree joins them. A node is an aligned subtree, so the tree over its
+/// leaves alone (relative indices) is the whole tree's below it.
+fn node_values<T: Clone, F: Fn(T, T) -> T>(
+    values: &[T],
+    first: usize,
+    leaves: usize,
+    op: &F,
+) -> Vec<(Range<usize>, T)> {
+    subtrees(first..first + values.len(), leaves)
+        .map(|node| {
+            let mut tree = TreeReduction::new(node.len());
+            let node_leaves = values[node.start - first..node.end - first].iter();
+            for (i, value) in node_leaves.cloned().enumerate() {
+                tree.push(i..i + 1, value, op);
+            }
+            (node, tree.finish().expect("a node has a leaf"))
+        })
+        .collect()
 }
 
-/// The value of leaves `[lo, hi)` from the nodes the ranks computed.
-fn evaluate<T: Copy, F: Fn(T, T) -> T>(
-    lo: usize,
-    hi: usize,
-    known: &HashMap<(usize, usize), T>,
+/// The value of the tree over `leaves` leaves from its nodes, given left to right and covering
+/// every leaf (each rank's [`node_values`], in rank order).
+fn join_nodes<T, F: Fn(T, T) -> T>(
+    nodes: impl IntoIterator<Item = (Range<usize>, T)>,
+    leaves: usize,
     op: &F,
 ) -> T {
-    if let Some(&v) = known.get(&(lo, hi)) {
-        return v;
+    let mut tree = TreeReduction::new(leaves);
+    for (node, value) in nodes {
+        tree.push(node, value, op);
     }
-    assert!(hi - lo > 1, "leaf {lo} is missing from every rank's nodes");
-    let mid = lo + (hi - lo).next_power_of_two() / 2;
-    op(evaluate(lo, mid, known, op), evaluate(mid, hi, known, op))
-}
-
-/// The largest nodes of the fixed tree over `leaves` leaves that lie within `[first, end)`, left
-/// to right: each is `[lo, min(lo + 2^h, leaves))` for an `lo` aligned to `2^h`.
-pub(crate) fn subtrees(first: usize, end: usize, leaves: usize) -> Vec<(usize, usize)> {
-    let top = leaves.next_power_of_two();
-    let mut nodes = Vec::new();
-    let mut lo = first;
-    while lo < end {
-        let mut width = 1;
-        while width < top && lo % (2 * width) == 0 && (lo + 2 * width).min(leaves) <= end {
-            width *= 2;
-        }
-        let hi = (lo + width).min(leaves);
-        nodes.push((lo, hi));
-        lo = hi;
-    }
-    nodes
+    tree.finish().expect("the ranks hold some leaves")
 }
 
 /// Where each rank's part lies in the global sequence.
@@ -284,73 +277,47 @@ mod tests {
         format!("({} {})", shape(lo, mid), shape(mid, hi))
     }
 
+    /// Leaves cut between "ranks" anywhere (here in two and three parts): each part's nodes,
+    /// joined in order, give the tree of the shared definition. Strings stand for values:
+    /// the join writes the tree it builds.
     #[test]
-    fn subtrees_cover_the_range_and_evaluate_to_the_shared_tree() {
-        for leaves in 1..40 {
-            for first in 0..leaves {
-                for end in first + 1..=leaves {
-                    let nodes = subtrees(first, end, leaves);
-                    assert_eq!(nodes.first().unwrap().0, first);
-                    assert_eq!(nodes.last().unwrap().1, end);
-                    assert!(nodes.windows(2).all(|w| w[0].1 == w[1].0));
-                    assert!(nodes.len() <= 2 * (usize::BITS - leaves.leading_zeros()) as usize);
+    fn nodes_of_any_cut_join_to_the_shared_tree() {
+        let op = |a: String, b: String| format!("({a} {b})");
+        for leaves in 1..24 {
+            let names: Vec<String> = (0..leaves).map(|i| i.to_string()).collect();
+            for a in 0..=leaves {
+                for b in a..=leaves {
+                    let nodes = [0..a, a..b, b..leaves]
+                        .into_iter()
+                        .filter(|part| !part.is_empty())
+                        .flat_map(|part| {
+                            node_values(&names[part.clone()], part.start, leaves, &op)
+                        });
+                    assert_eq!(
+                        join_nodes(nodes, leaves, &op),
+                        shape(0, leaves),
+                        "{leaves} leaves cut at {a} and {b}"
+                    );
                 }
             }
-            // Any cut into contiguous ranges gives the same tree.
-            for cut in 0..=leaves {
-                let mut known = HashMap::new();
-                for (lo, hi) in subtrees(0, cut, leaves)
-                    .into_iter()
-                    .chain(subtrees(cut, leaves, leaves))
-                {
-                    let values: Vec<String> = (lo..hi).map(|i| i.to_string()).collect();
-                    let node = reduce_tree_strings(&values);
-                    assert_eq!(node, shape(lo, hi));
-                    known.insert((lo, hi), node);
-                }
-                let whole = evaluate_strings(0, leaves, &known);
-                assert_eq!(whole, shape(0, leaves), "{leaves} leaves cut at {cut}");
-            }
         }
     }
 
-    fn reduce_tree_strings(values: &[String]) -> String {
-        if values.len() == 1 {
-            return values[0].clone();
-        }
-        let mid = values.len().next_power_of_two() / 2;
-        format!(
-            "({} {})",
-            reduce_tree_strings(&values[..mid]),
-            reduce_tree_strings(&values[mid..])
-        )
-    }
-
-    fn evaluate_strings(lo: usize, hi: usize, known: &HashMap<(usize, usize), String>) -> String {
-        if let Some(v) = known.get(&(lo, hi)) {
-            return v.clone();
-        }
-        let mid = lo + (hi - lo).next_power_of_two() / 2;
-        format!(
-            "({} {})",
-            evaluate_strings(lo, mid, known),
-            evaluate_strings(mid, hi, known)
-        )
-    }
-
+    /// Each part's nodes are few: at most about `2 log2(leaves)`.
     #[test]
-    fn reduce_tree_matches_the_numeric_definition() {
-        let values: Vec<u64> = (1..=13).collect();
-        // op(a, b) = 3a + b is not associative, so a different tree gives a different value.
-        let op = |a: u64, b: u64| 3 * a + b;
-        fn by_definition(v: &[u64], op: &impl Fn(u64, u64) -> u64) -> u64 {
-            if v.len() == 1 {
-                return v[0];
+    fn a_part_ships_few_nodes() {
+        let op = |a: u64, b: u64| a + b;
+        for leaves in [1usize, 2, 3, 100, 1000, 4097] {
+            let ones = vec![1u64; leaves];
+            for first in [0, 1, leaves / 3, leaves - 1] {
+                let nodes = node_values(&ones[first..], first, leaves, &op);
+                assert!(nodes.len() <= 2 * (usize::BITS - leaves.leading_zeros()) as usize);
+                assert_eq!(
+                    nodes.iter().map(|n| n.1).sum::<u64>(),
+                    (leaves - first) as u64
+                );
             }
-            let mid = v.len().next_power_of_two() / 2;
-            op(by_definition(&v[..mid], op), by_definition(&v[mid..], op))
         }
-        assert_eq!(reduce_tree(&values, &op), by_definition(&values, &op));
     }
 
     #[test]
