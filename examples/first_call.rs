@@ -5,12 +5,14 @@
 //! second 1M-item sum.
 //!
 //! With the argument `rayon`, the same sums with rayon (which starts its pool on first use
-//! too); with `seq`, with the sequential loop, for comparisons in the same run.
+//! too); with `seq`, with the sequential loop, for comparisons in the same run. With a second
+//! argument `large`, the 1,000-item sum is left out (printed as 0): the first 1M-item sum is
+//! then the process's first call.
 //!
 //! Run it many times, each in a fresh process, and compare medians; `scripts/first_call.py`
 //! does that for several builds or arguments, interleaved:
 //!
-//! `cargo run --release --example first_call [rayon|seq]`
+//! `cargo run --release --example first_call [blitz|rayon|seq] [large]`
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -36,7 +38,8 @@ fn sequential(v: &[u64]) -> u64 {
 }
 
 fn main() {
-    let sum = match std::env::args().nth(1).as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sum = match args.first().map(String::as_str) {
         None | Some("blitz") => blitz,
         Some("rayon") => rayon,
         Some("seq") => sequential,
@@ -44,7 +47,11 @@ fn main() {
     };
     let small: Vec<u64> = (0..1_000).collect();
     let large: Vec<u64> = (0..1_000_000).collect();
-    let first_small = timed(|| sum(black_box(&small)));
+    let first_small = match args.get(1).map(String::as_str) {
+        None => timed(|| sum(black_box(&small))),
+        Some("large") => 0,
+        Some(other) => panic!("unknown option {other:?}: large"),
+    };
     let first_large = timed(|| sum(black_box(&large)));
     let second_large = timed(|| sum(black_box(&large)));
     println!("{first_small} {first_large} {second_large}");

@@ -37,7 +37,15 @@ pub(crate) fn outside_work_runs_on_workers() -> bool {
 fn unstarted_global_runs_outside_work_on_workers() -> bool {
     // Without `build_global`, only the environment can configure the pool this way; a
     // `build_global` that comes later decides for the calls after it.
-    super::builder::environment_needs_the_pool() && !global_registry().takes_guests()
+    if super::builder::environment_needs_the_pool() {
+        return !global_registry().takes_guests();
+    }
+    // Here, before the driver times its first chunk, rather than in it: the watch learns the
+    // thread count the pool is planned to have, and then leaves loops too long for it alone
+    // from the start (`may_watch`).
+    #[cfg(not(loom))]
+    super::watch::plan_unstarted_global();
+    false
 }
 
 /// Runs `f` on a worker of the global pool and blocks until it is done (for a caller outside

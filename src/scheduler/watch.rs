@@ -508,13 +508,30 @@ impl<'o> Watch<'o> {
 fn unstarted_global() -> (*const Registry, usize) {
     match planned_global_threads() {
         Some(threads) => {
-            pool_started(threads);
+            plan(threads);
             (std::ptr::null(), threads)
         }
         None => {
             let global = global_registry();
             (Arc::as_ptr(global), global.num_threads())
         }
+    }
+}
+
+/// Records the thread count that the global pool, not started yet, is planned to have, as
+/// [`unstarted_global`] does: called by every parallel call from outside the pools until the
+/// pool starts (`pool::outside_work_runs_on_workers`), before the driver times its first
+/// chunk, so that [`may_watch`] turns longer loops away from the first loop on.
+pub(crate) fn plan_unstarted_global() {
+    if let Some(threads) = planned_global_threads() {
+        plan(threads);
+    }
+}
+
+/// [`pool_started`], unless a pool as large has been recorded.
+fn plan(threads: usize) {
+    if WATCH_MAX.load(Ordering::Relaxed) < threads.saturating_mul(WATCH_ITEMS_PER_THREAD) {
+        pool_started(threads);
     }
 }
 
