@@ -542,12 +542,10 @@ where
 {
     let depth = splitter::eager_depth();
     crate::scheduler::enter(move || {
-        // Set once a leaf of this drive takes long or a half is stolen: every later leaf then
-        // shares its thread's halves first (see `splitter::drive_unindexed`). The first split
+        // What the drive's threads share (`splitter::Drive`): whether its leaves share their
+        // thread's halves first, and its first leaf's call for an early wake. The first split
         // is watched (`splitter::drive_unindexed_root`).
-        let share = std::sync::atomic::AtomicBool::new(false);
-        let result = splitter::drive_unindexed_root(producer, consumer, depth, timed, &share);
-        splitter::drive_unindexed_ended(&share);
-        result
+        let drive = splitter::Drive::default();
+        splitter::drive_unindexed_root(producer, consumer, depth, timed, &drive)
     })
 }

@@ -154,7 +154,10 @@
 //!
 //! The code is in four files: `policy.rs` (the pacer's decisions),
 //! `indexed.rs` (the chunk loop and its splits), `unindexed.rs` (the unindexed drive) and
-//! `tests.rs`.
+//! `tests.rs`. The decisions are functions of their arguments: what a reading consults
+//! outside the drive (the clock, the thread's last drive, whether a worker is awake) comes
+//! through `policy::Outside` (the driver passes `Live`, tests their own), and what the threads
+//! of an unindexed drive share lives in its `unindexed::Drive`, not in thread-locals.
 
 mod indexed;
 mod policy;
@@ -166,4 +169,4 @@ pub(super) use indexed::drive_indexed;
 pub(crate) use indexed::join_halves;
 pub(super) use policy::Pacer;
 pub(crate) use unindexed::eager_depth;
-pub(super) use unindexed::{drive_unindexed_ended, drive_unindexed_root};
+pub(super) use unindexed::{drive_unindexed_root, Drive};

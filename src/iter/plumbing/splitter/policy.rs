@@ -1,6 +1,7 @@
 //! The pacer: the splitting policy's decisions for the indexed loop (see the module docs of
 //! `splitter`): when to split, how long a chunk to peel, when to read the clock, when to
 //! wake sleepers early, and when a loop is hot. The loop that acts on them is in `indexed.rs`.
+//! A reading consults the world outside the drive only through [`Outside`].
 
 use crate::scheduler::{poll, share, thief_awake, wake, Reading, Share, Wake, Want};
 use crate::sync::{measured, rate, ticks, Rate};
@@ -16,8 +17,53 @@ use std::sync::OnceLock;
 
 thread_local! {
     /// The start and estimated end of the last drive of this thread that had a split's worth
-    /// of work for an awake thief ([`Pacer::note_thief`]); zeros before any.
-    pub(super) static STREAK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+    /// of work for an awake thief ([`Pacer::note_thief`]); zeros before any. Per thread, not
+    /// per seat: a loop of calls from a thread outside every pool is what it detects.
+    static STREAK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// What the pacer's readings ([`Pacer::record_by`]) consult outside the drive, and the one
+/// thing they ask of it: the clock, this thread's last drive, whether a worker is awake and
+/// looking for work, and a wake for the calls that follow. The driver passes [`Live`]; tests
+/// pass their own, so that every decision is a function of its arguments and a test sets
+/// what the pacer sees instead of writing thread-locals or private fields.
+pub(super) trait Outside {
+    /// The clock, read once per reading.
+    fn now(&self) -> u64;
+    /// Runs `f` with this thread's last drive with a split's worth of work for an awake thief:
+    /// its start and estimated end, zeros before any ([`Pacer::look_at_streak`]).
+    fn last_drive<R>(&self, f: impl FnOnce(&Cell<(u64, u64)>) -> R) -> R;
+    /// Whether a worker is awake and looking for work (`scheduler::thief_awake`).
+    fn thief_awake(&self) -> bool;
+    /// Wakes a sleeping worker for the calls that follow (`scheduler::wake`).
+    fn wake_for_next_call(&self);
+}
+
+/// The world as the driver sees it: the clock (`sync::ticks`), the thread-local `STREAK`,
+/// and the scheduler. Zero-sized, and every method inlined: a reading costs what it did
+/// with these calls written in place.
+pub(super) struct Live;
+
+impl Outside for Live {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        ticks()
+    }
+
+    #[inline(always)]
+    fn last_drive<R>(&self, f: impl FnOnce(&Cell<(u64, u64)>) -> R) -> R {
+        STREAK.with(f)
+    }
+
+    #[inline(always)]
+    fn thief_awake(&self) -> bool {
+        thief_awake()
+    }
+
+    #[inline(always)]
+    fn wake_for_next_call(&self) {
+        wake(Wake::ForNextCall);
+    }
 }
 
 /// Whether a reading that timed `items` items can make a loop hot (see [`HOT_SPAN_ITEMS`]).
@@ -397,27 +443,39 @@ impl Pacer {
         (self.proven || self.hot) && !self.entered
     }
 
-    /// [`Pacer::note_thief`] with this thread's `STREAK` and the pool's idle workers, and the
-    /// wake it may ask for. Out of line: most readings never get here, and the 1,000-item
-    /// sum's two readings ran measurably slower with it inline.
+    /// [`Pacer::note_thief`] with this thread's last drive and the pool's idle workers (as
+    /// `outside` says), and the wake it may ask for. Out of line: most readings never get
+    /// here, and the 1,000-item sum's two readings ran measurably slower with it inline.
     #[cold]
     #[inline(never)]
-    pub(super) fn look_for_thief(&mut self, now: u64, spent: u64, items: usize, remaining: usize) {
-        if STREAK.with(|streak| self.note_thief(now, spent, items, remaining, streak, thief_awake))
-        {
-            wake(Wake::ForNextCall);
+    pub(super) fn look_for_thief(
+        &mut self,
+        now: u64,
+        spent: u64,
+        items: usize,
+        remaining: usize,
+        outside: &impl Outside,
+    ) {
+        let wake = outside.last_drive(|streak| {
+            self.note_thief(now, spent, items, remaining, streak, || {
+                outside.thief_awake()
+            })
+        });
+        if wake {
+            outside.wake_for_next_call();
         }
     }
 
     /// Whether a loop that no reading could make hot yet, estimated at `now` to have `rest`
     /// ticks of work left (a split's worth for an awake thief), may turn hot: it continues a
     /// loop of calls ([`Pacer::look_at_streak`], which records it for the next drive), or a
-    /// worker of the pool is awake and looking for work.
+    /// worker of the pool is awake and looking for work (as `outside` says).
     #[cold]
     #[inline(never)]
-    pub(super) fn may_turn_hot(&mut self, now: u64, rest: u64) -> bool {
-        STREAK.with(|streak| self.look_at_streak(streak, now.saturating_add(rest))) != Streak::No
-            || thief_awake()
+    pub(super) fn may_turn_hot(&mut self, now: u64, rest: u64, outside: &impl Outside) -> bool {
+        outside.last_drive(|streak| self.look_at_streak(streak, now.saturating_add(rest)))
+            != Streak::No
+            || outside.thief_awake()
     }
 
     /// Whether this drive continues a loop of calls: whether it began right after the
@@ -513,14 +571,15 @@ impl Pacer {
     /// the clock if due: updates the estimate, the chunk size and whether to keep asking.
     #[inline]
     pub(super) fn record(&mut self, n: usize, remaining: usize) {
-        self.record_by(n, remaining, ticks);
+        self.record_by(n, remaining, &Live);
     }
 
-    /// [`Pacer::record`] with the clock as an argument: `clock` is called once if a reading
-    /// is due, and not at all otherwise. Tests pass readings of their own, so that a span
-    /// lasts what the test says whatever the real clock's speed.
+    /// [`Pacer::record`] with what it consults outside the drive as an argument: the clock
+    /// (read once if a reading is due, and not at all otherwise), this thread's last drive and
+    /// the pool's awake workers ([`Outside`]). Tests pass their own, so that a span lasts what
+    /// the test says whatever the real clock's speed.
     #[inline(always)]
-    pub(super) fn record_by(&mut self, n: usize, remaining: usize, clock: impl FnOnce() -> u64) {
+    pub(super) fn record_by(&mut self, n: usize, remaining: usize, outside: &impl Outside) {
         let first = self.done == 0;
         self.done += n;
         self.since_mark += n;
@@ -544,7 +603,7 @@ impl Pacer {
                 worth_reading || self.since_mark >= TIMED_CHUNK
             };
         if read {
-            let now = clock();
+            let now = outside.now();
             let spent = now.wrapping_sub(self.mark);
             let items = self.since_mark;
             self.rate = (spent, items);
@@ -589,7 +648,7 @@ impl Pacer {
             }
             let qualified = hot_span(items);
             if qualified && !self.hot {
-                self.look_for_thief(now, spent, items, remaining);
+                self.look_for_thief(now, spent, items, remaining, outside);
             }
             // Under a split's worth of work left, stop asking, unless the loop is hot and
             // an awake thief's split is still worth it; or unless no reading could make it hot
@@ -610,6 +669,7 @@ impl Pacer {
                                 now,
                                 u64::try_from(work_left / (items.max(1) as u128))
                                     .unwrap_or(u64::MAX),
+                                outside,
                             )));
                 if !keep {
                     self.asking = false;

@@ -3,7 +3,6 @@ use super::unindexed::*;
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::tuning::*;
 use std::cell::Cell;
-use std::sync::atomic::AtomicBool;
 
 /// A pacer whose thresholds are those of a clock that counts nanoseconds ([`NANOS`]): the
 /// tests give spans in nanoseconds.
@@ -20,9 +19,49 @@ fn pacer(min_len: usize, max_len: usize) -> Pacer {
 /// under any load (under emulation, with the thread held up between two readings).
 const T0: u64 = 1 << 40;
 
-/// `p.record(n, remaining)` with the reading `now` if a reading is due.
+/// What a test's pacer sees outside the drive ([`Outside`]): the clock at `now`, a last
+/// drive of its own (none unless the test says), and whether a worker is awake; it counts
+/// the wakes asked for the calls that follow.
+struct Seen {
+    now: u64,
+    last_drive: Cell<(u64, u64)>,
+    thief: bool,
+    wakes: Cell<u32>,
+}
+
+impl Seen {
+    fn at(now: u64) -> Seen {
+        Seen {
+            now,
+            last_drive: Cell::new((0, 0)),
+            thief: false,
+            wakes: Cell::new(0),
+        }
+    }
+}
+
+impl Outside for Seen {
+    fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn last_drive<R>(&self, f: impl FnOnce(&Cell<(u64, u64)>) -> R) -> R {
+        f(&self.last_drive)
+    }
+
+    fn thief_awake(&self) -> bool {
+        self.thief
+    }
+
+    fn wake_for_next_call(&self) {
+        self.wakes.set(self.wakes.get() + 1);
+    }
+}
+
+/// `p.record(n, remaining)` with the reading `now` if a reading is due, no thief awake and
+/// no last drive.
 fn record_at(p: &mut Pacer, n: usize, remaining: usize, now: u64) {
-    p.record_by(n, remaining, || now);
+    p.record_by(n, remaining, &Seen::at(now));
 }
 
 /// Halves of a range of items; records the length of every leaf it folds, in order.
@@ -390,6 +429,27 @@ fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
 }
 
 #[test]
+fn a_reading_sees_the_loop_of_calls_and_the_thief_it_is_shown() {
+    // A reading of HOT_SPAN_ITEMS items, 1 ns each, with a split's worth for an awake
+    // thief and LOOP_WAKE_NS left, in a drive that began right after the thread's last one
+    // (`Outside::last_drive`): with no thief awake it asks for a wake for the next calls;
+    // with one awake the loop turns hot instead. What the pacer sees comes only from `Seen`.
+    let reading = |thief: bool| {
+        let mut p = pacer(1, usize::MAX);
+        p.start_loop_at(T0);
+        p.since_mark = HOT_SPAN_ITEMS - 1;
+        let mut seen = Seen::at(T0 + HOT_SPAN_ITEMS as u64);
+        seen.last_drive.set((p.began - 1, p.began));
+        seen.thief = thief;
+        let left = 2 * (ASKED_SPLIT_NS + LOOP_WAKE_NS);
+        p.record_by(1, left as usize, &seen);
+        (p.hot, seen.wakes.get(), seen.last_drive.get().0 == p.began)
+    };
+    assert_eq!(reading(false), (false, 1, true));
+    assert_eq!(reading(true), (true, 0, true));
+}
+
+#[test]
 fn short_loops_stop_asking_as_before() {
     // A first reading of 1,000 items (fewer than HOT_SPAN_ITEMS: it cannot make the loop
     // hot) that says 3/4 of MIN_SPLIT_NS of work are left. A loop with few items left
@@ -403,15 +463,15 @@ fn short_loops_stop_asking_as_before() {
         let span = 3 * MIN_SPLIT_NS / 4 * ITEMS / left as u64;
         let mut p = pacer(1, usize::MAX);
         p.start_loop_at(T0);
-        STREAK.with(|streak| streak.set((p.began - 1, p.began)));
+        let seen = Seen::at(T0 + span);
+        seen.last_drive.set((p.began - 1, p.began));
         p.since_mark = ITEMS as usize - 1;
-        record_at(&mut p, 1, left, T0 + span);
+        p.record_by(1, left, &seen);
         p.asking
     };
     const { assert!(ASKED_SPLIT_NS < 3 * MIN_SPLIT_NS / 4) };
     assert!(!first_reading(37));
     assert!(first_reading(HOT_MIN_REMAINING));
-    STREAK.with(|streak| streak.set((0, 0)));
 }
 
 #[test]
@@ -560,36 +620,27 @@ fn a_first_leaf_wakes_by_the_work_its_time_says_is_left() {
 #[test]
 fn a_first_leaf_alone_wakes_nobody() {
     // A first leaf whose time calls for an early wake only leaves its verdict to the next
-    // leaf of the same drive on this thread, which wakes if its own time agrees (the wake
-    // itself, `Wake::Sleepers`, does nothing on this thread, outside any pool).
-    let (drive, other) = (0x1000, 0x2000);
+    // leaf of the same drive, which wakes if its own time agrees (the wake itself,
+    // `Wake::Sleepers`, does nothing on this thread, outside any pool).
     let long = MIN_SPLIT_NS - 1;
     const { assert!(LEAF_SPAN_NS < MIN_SPLIT_NS) };
     // Enough work left behind a first leaf just short of MIN_SPLIT_NS: 7 more leaves.
     assert!(first_leaf_wakes(&NANOS, long, 3) > 0);
-    let pending = || FIRST_LEAF.with(Cell::get);
-    first_leaf_timed(&NANOS, long, 3, drive);
-    assert_eq!(pending(), (drive, 3));
+    let (drive, other) = (Drive::default(), Drive::default());
+    first_leaf_timed(&NANOS, long, 3, &drive);
+    assert_eq!(drive.pending_first_leaf(), 3);
     // A leaf of another drive (a nested one) leaves it alone.
-    next_leaf_timed(0, other);
-    assert_eq!(pending(), (drive, 3));
+    next_leaf_timed(0, &other);
+    assert_eq!(drive.pending_first_leaf(), 3);
     // The next leaf of the drive uses it up, whatever its own verdict.
-    next_leaf_timed(0, drive);
-    assert_eq!(pending(), (0, 0));
+    next_leaf_timed(0, &drive);
+    assert_eq!(drive.pending_first_leaf(), 0);
     // A first leaf too short to call for a wake leaves nothing; one of MIN_SPLIT_NS or
     // more wakes at once (nothing outside a pool) and leaves nothing either.
-    first_leaf_timed(&NANOS, LEAF_SPAN_NS - 1, 3, drive);
-    assert_eq!(pending(), (0, 0));
-    first_leaf_timed(&NANOS, MIN_SPLIT_NS, 3, drive);
-    assert_eq!(pending(), (0, 0));
-    // The end of a drive forgets its own verdict only.
-    first_leaf_timed(&NANOS, long, 3, drive);
-    let flag = AtomicBool::new(false);
-    drive_unindexed_ended(&flag);
-    assert_eq!(pending(), (drive, 3));
-    FIRST_LEAF.with(|first| first.set((drive_token(&flag), 3)));
-    drive_unindexed_ended(&flag);
-    assert_eq!(pending(), (0, 0));
+    first_leaf_timed(&NANOS, LEAF_SPAN_NS - 1, 3, &drive);
+    assert_eq!(drive.pending_first_leaf(), 0);
+    first_leaf_timed(&NANOS, MIN_SPLIT_NS, 3, &drive);
+    assert_eq!(drive.pending_first_leaf(), 0);
 }
 
 #[test]
@@ -607,7 +658,7 @@ fn a_timed_first_leaf_changes_no_result() {
             depth,
             SPINE_DEPTH,
             Some(0),
-            &AtomicBool::new(false),
+            &Drive::default(),
         )
     });
     assert_eq!(n, 100_000);

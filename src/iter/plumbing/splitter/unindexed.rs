@@ -6,8 +6,7 @@ use crate::iter::plumbing::{Folder, Reducer, UnindexedConsumer, UnindexedProduce
 use crate::scheduler::{self, poll, wake, watch, Reading, Share, Wake, Watch};
 use crate::sync::ticks;
 use crate::tuning::{EAGER_LEAVES_PER_THREAD, SPINE_DEPTH};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// How many times an unindexed producer is split in halves before any fold, without being
 /// asked: so that every thread can get [`EAGER_LEAVES_PER_THREAD`] leaves. A fold of an
@@ -18,64 +17,80 @@ pub(crate) fn eager_depth() -> u32 {
     threads.ilog2() + EAGER_LEAVES_PER_THREAD.ilog2()
 }
 
-thread_local! {
-    /// An unindexed drive's first leaf that called for an early wake ([`first_leaf_timed`]):
-    /// the drive (`drive_token`) and the leaf's depth; zeros for none.
-    pub(super) static FIRST_LEAF: Cell<(usize, u32)> = const { Cell::new((0, 0)) };
+/// What the threads of one unindexed drive share, on the stack of the thread that began it
+/// (`plumbing::drive_unindexed_root`), for as long as the drive runs. Its address names the
+/// drive for the watch ([`Drive::token`]).
+#[derive(Debug, Default)]
+pub(in crate::iter::plumbing) struct Drive {
+    /// Set once a leaf of the drive takes long or a half of it is stolen: every later leaf
+    /// then shares its thread's halves first (see [`drive_unindexed`]).
+    share: AtomicBool,
+    /// The depth of the drive's first leaf while its call for an early wake waits for the
+    /// next leaf to agree ([`first_leaf_timed`]); 0 for none.
+    first_leaf: AtomicU32,
 }
 
-/// After the first leaf of an unindexed drive whose producer halves its items evenly (the
-/// root thread's first leaf, `levels` splits down, of the drive `drive`): wakes sleepers
-/// early, as the indexed loop does ([`EARLY_WAKE_NS`], [`early_wakes`]), when the leaf's
-/// time, `spent`, and the next leaf's ([`next_leaf_timed`]; its sibling, as long, unless
-/// stolen) both say long work is left. Without this, only the heartbeat woke workers during
-/// an unindexed drive, one per beat. Two readings, as in the indexed loop (`Pacer::record`):
-/// a first leaf of 100 ns that an interrupt held up for microseconds looks like milliseconds
-/// of work, and alone it woke the pool for a drive of a few microseconds. A first leaf of
-/// [`MIN_SPLIT_NS`] or more wakes at once, as before: no interrupt makes such a leaf out
-/// of a short one, and waiting for a second leaf of heavy items (`par_lines` over 8 lines of
-/// 0.8 ms) made the call 4.0 ms instead of 3.3 to 3.4 in most runs.
+impl Drive {
+    /// The name of the drive for its watch (`scheduler::Watch::touch`): its address, nonzero,
+    /// unique while the drive runs.
+    #[inline]
+    pub(super) fn token(&self) -> usize {
+        self as *const Drive as usize
+    }
+
+    /// The depth of a first leaf whose call for an early wake waits (0 for none).
+    #[cfg(test)]
+    pub(super) fn pending_first_leaf(&self) -> u32 {
+        self.first_leaf.load(Ordering::Relaxed)
+    }
+}
+
+/// After the first leaf of the unindexed drive `drive` whose producer halves its items evenly
+/// (the root thread's first leaf, `levels` splits down): wakes sleepers early, as the indexed
+/// loop does ([`EARLY_WAKE_NS`], [`early_wakes`]), when the leaf's time, `spent`, and the next
+/// leaf's ([`next_leaf_timed`]; its sibling, as long, unless stolen) both say long work is
+/// left. Without this, only the heartbeat woke workers during an unindexed drive, one per beat.
+/// Two readings, as in the indexed loop (`Pacer::record`): a first leaf of 100 ns that an
+/// interrupt held up for microseconds looks like milliseconds of work, and alone it woke the
+/// pool for a drive of a few microseconds. A first leaf of [`MIN_SPLIT_NS`] or more wakes at
+/// once, as before: no interrupt makes such a leaf out of a short one, and waiting for a
+/// second leaf of heavy items (`par_lines` over 8 lines of 0.8 ms) made the call 4.0 ms
+/// instead of 3.3 to 3.4 in most runs.
+///
+/// The verdict waits in the drive's state, not the thread's: the next leaf of the drive to
+/// end uses it, on whichever thread (a thief's leaf, where the sibling was stolen).
 #[cold]
-pub(super) fn first_leaf_timed(bars: &Bars, spent: u64, levels: u32, drive: usize) {
+pub(super) fn first_leaf_timed(bars: &Bars, spent: u64, levels: u32, drive: &Drive) {
     let wakes = first_leaf_wakes(bars, spent, levels);
     let split = bars.min_split;
     let pending = if wakes > 0 && spent < split {
-        (drive, levels)
+        levels
     } else {
-        (0, 0)
+        0
     };
-    FIRST_LEAF.with(|first| first.set(pending));
+    drive.first_leaf.store(pending, Ordering::Relaxed);
     if wakes > 0 && spent >= split {
         wake(Wake::Sleepers(wakes));
     }
 }
 
-/// After a leaf of the drive `drive` that is not its first, on a thread whose last first leaf
-/// ([`first_leaf_timed`]) called for an early wake: wakes as that leaf's time, `spent`, says,
-/// if that drive is this one. The first leaf's verdict is used once, by the next leaf.
+/// After a leaf of `drive` that is not its first: if the first leaf's call for an early wake
+/// waits ([`first_leaf_timed`]), wakes as this leaf's time, `spent`, says. The first leaf's
+/// verdict is used once, by the next leaf.
 #[inline]
-pub(super) fn next_leaf_timed(spent: u64, drive: usize) {
-    let (first_drive, levels) = FIRST_LEAF.with(Cell::get);
-    if first_drive == drive {
-        second_leaf_timed(Bars::now(), spent, levels);
+pub(super) fn next_leaf_timed(spent: u64, drive: &Drive) {
+    if drive.first_leaf.load(Ordering::Relaxed) != 0 {
+        second_leaf_timed(Bars::now(), spent, drive);
     }
 }
 
-/// At the end of the unindexed drive whose shared flag is `share` (on the thread that began
-/// it): forgets its first leaf's verdict if no later leaf used it (the next leaf was stolen),
-/// so that a later drive whose flag has the same address does not use it.
-#[inline]
-pub(in crate::iter::plumbing) fn drive_unindexed_ended(share: &AtomicBool) {
-    FIRST_LEAF.with(|first| {
-        if first.get().0 == drive_token(share) {
-            first.set((0, 0));
-        }
-    });
-}
-
 #[cold]
-pub(super) fn second_leaf_timed(bars: &Bars, spent: u64, levels: u32) {
-    FIRST_LEAF.with(|first| first.set((0, 0)));
+pub(super) fn second_leaf_timed(bars: &Bars, spent: u64, drive: &Drive) {
+    // Taken once, should two leaves end at once.
+    let levels = drive.first_leaf.swap(0, Ordering::Relaxed);
+    if levels == 0 {
+        return;
+    }
     let wakes = first_leaf_wakes(bars, spent, levels);
     if wakes > 0 {
         wake(Wake::Sleepers(wakes));
@@ -114,20 +129,20 @@ pub(in crate::iter::plumbing) fn drive_unindexed_root<P, C>(
     consumer: C,
     depth: u32,
     timed: Option<u32>,
-    share: &AtomicBool,
+    drive: &Drive,
 ) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
     if depth == 0 || consumer.full() {
-        return drive_unindexed(producer, consumer, depth, SPINE_DEPTH, timed, share);
+        return drive_unindexed(producer, consumer, depth, SPINE_DEPTH, timed, drive);
     }
     let since = ticks();
     let (left_p, right_p) = match producer.split() {
         (left_p, Some(right_p)) => (left_p, right_p),
         // As `drive_unindexed` after a split that gave nothing: fold.
-        (producer, None) => return drive_unindexed(producer, consumer, 0, 0, timed, share),
+        (producer, None) => return drive_unindexed(producer, consumer, 0, 0, timed, drive),
     };
     let reducer = consumer.to_reducer();
     let left_c = consumer.split_off_left();
@@ -141,19 +156,19 @@ where
     };
     let (first, rest) = watch(
         0,
-        drive_token(share),
+        drive.token(),
         since,
         rest,
         move |(p, c), _elapsed| {
             // Handed out: the drive runs in parallel now, as after a steal (below).
-            share.store(true, Ordering::Relaxed);
-            drive_unindexed(p, c, depth, SPINE_DEPTH, None, share)
+            drive.share.store(true, Ordering::Relaxed);
+            drive_unindexed(p, c, depth, SPINE_DEPTH, None, drive)
         },
-        || drive_unindexed(first_p, first_c, depth, SPINE_DEPTH, timed, share),
+        || drive_unindexed(first_p, first_c, depth, SPINE_DEPTH, timed, drive),
     );
     let rest = match rest {
         Err(result) => result,
-        Ok((p, c)) => drive_unindexed(p, c, depth, 0, None, share),
+        Ok((p, c)) => drive_unindexed(p, c, depth, 0, None, drive),
     };
     if from_back {
         reducer.reduce(rest, first)
@@ -162,27 +177,20 @@ where
     }
 }
 
-/// The name of an unindexed drive for its watch ([`crate::scheduler::Watch::touch`]): the address
-/// of its shared flag, which lives as long as the drive.
-#[inline]
-pub(super) fn drive_token(share: &AtomicBool) -> usize {
-    share as *const AtomicBool as usize
-}
-
 /// The unindexed driver: split while `depth` lasts (then while `spine` lasts, on the half
 /// this thread runs first) or the scheduler asks, then fold. A consumer that folds from the
 /// back runs the back half of each split itself. A stolen half starts a spine of its own.
 ///
 /// `timed`: on the path of first halves from the root, for producers whose halves hold about
 /// equal work: the number of splits so far. The leaf at its end is timed
-/// ([`first_leaf_timed`]). `None` elsewhere.
+/// ([`first_leaf_timed`]). `None` elsewhere. `drive`: the state the drive's threads share.
 pub(super) fn drive_unindexed<P, C>(
     producer: P,
     consumer: C,
     depth: u32,
     spine: u32,
     timed: Option<u32>,
-    share: &AtomicBool,
+    drive: &Drive,
 ) -> C::Result
 where
     P: UnindexedProducer,
@@ -204,8 +212,8 @@ where
                     true => {
                         // The drive runs in parallel now: from here on every leaf shares
                         // its thread's halves first (below).
-                        if !share.load(Ordering::Relaxed) {
-                            share.store(true, Ordering::Relaxed);
+                        if !drive.share.load(Ordering::Relaxed) {
+                            drive.share.store(true, Ordering::Relaxed);
                         }
                         SPINE_DEPTH
                     }
@@ -215,16 +223,16 @@ where
                 let (left, right) = if C::MAY_FOLD_FROM_BACK && consumer.folds_from_back() {
                     let (right, left) = crate::join_context(
                         move |_| {
-                            drive_unindexed(right_p, consumer, depth, first_spine, timed, share)
+                            drive_unindexed(right_p, consumer, depth, first_spine, timed, drive)
                         },
                         move |ctx| {
-                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None, share)
+                            drive_unindexed(left_p, left_c, depth, second_spine(ctx), None, drive)
                         },
                     );
                     (left, right)
                 } else {
                     crate::join_context(
-                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed, share),
+                        move |_| drive_unindexed(left_p, left_c, depth, first_spine, timed, drive),
                         move |ctx| {
                             drive_unindexed(
                                 right_p,
@@ -232,7 +240,7 @@ where
                                 depth,
                                 second_spine(ctx),
                                 None,
-                                share,
+                                drive,
                             )
                         },
                     )
@@ -247,14 +255,14 @@ where
     // Leaves long enough to be worth a split on their own poll nothing while they run, so the
     // halves split off above them (join frames, promoted only by requests and beats seen at
     // polls) would wait them out. Once a leaf of the drive has been that long, or a half of
-    // it was stolen (`share`), each thread lets idle and sleeping threads have its halves
+    // it was stolen (`Drive::share`), each thread lets idle and sleeping threads have its halves
     // before it folds a leaf. Without this, 16 lines of 2 ms each through `par_lines` on 8
     // threads took 20.7 ms (rayon 4.2). The steal matters where a thief took its half before
     // any leaf was seen to be long: its first leaf could block (items that wait for each
     // other, on I/O) with halves nobody else could take; eight mutually waiting lines on 8
     // threads stalled in most runs. A drive stolen from is parallel already, so the pushes
     // (a few per leaf) and wakes are what rayon pays on every split.
-    if share.load(Ordering::Relaxed) {
+    if drive.share.load(Ordering::Relaxed) {
         scheduler::share(Share::Waking);
     }
     let start = ticks();
@@ -263,15 +271,14 @@ where
     let spent = end.wrapping_sub(start);
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
     // need not hand the rest out yet.
-    let drive = drive_token(share);
-    Watch::touch(drive, end);
+    Watch::touch(drive.token(), end);
     if let Some(levels @ 1..) = timed {
         first_leaf_timed(Bars::now(), spent, levels, drive);
     } else {
         next_leaf_timed(spent, drive);
     }
     if spent >= Bars::now().min_split {
-        share.store(true, Ordering::Relaxed);
+        drive.share.store(true, Ordering::Relaxed);
         scheduler::share(Share::Waking);
     }
     folder.complete()
