@@ -89,12 +89,22 @@ trait Chunks<P: Producer, C: Consumer<P::Item>> {
     }
 }
 
-/// Chunks off the front, each folded on its own and joined to the results before it.
-struct Front;
+/// Chunks each folded on its own and joined to the results of the chunks before them: off the
+/// front ([`Front`]), or off the back (`Consumer::folds_from_back`, [`Back`]) and joined to the
+/// results after them, its mirror image. `BACK` is a constant: each loop's code is that of
+/// its side alone. A full folder from the back says nothing of the items before its chunk, so
+/// that loop goes on (for `find_last` their consumer is beaten anyway).
+struct Separate<const BACK: bool>;
 
-impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Front {
+/// Chunks off the front, each folded on its own.
+type Front = Separate<false>;
+
+/// Chunks off the back, each folded on its own.
+type Back = Separate<true>;
+
+impl<P: Producer, C: Consumer<P::Item>, const BACK: bool> Chunks<P, C> for Separate<BACK> {
     type Kept = (C::Result, C::Reducer);
-    const FROM_BACK: bool = false;
+    const FROM_BACK: bool = BACK;
 
     #[inline]
     fn fold(
@@ -109,42 +119,11 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Front {
         let (result, full) = fold_leaf(producer, consumer, n, remaining, pacer);
         let kept = match kept {
             None => (result, reducer),
-            Some((left, previous)) => (previous.reduce(left, result), reducer),
+            // Off the back, the chunks folded so far lie after this one.
+            Some((done, previous)) if BACK => (previous.reduce(result, done), reducer),
+            Some((done, previous)) => (previous.reduce(done, result), reducer),
         };
-        (kept, full)
-    }
-
-    #[inline]
-    fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)> {
-        kept
-    }
-}
-
-/// Chunks off the back (`Consumer::folds_from_back`), each folded on its own and joined to the
-/// results after it: the mirror image of [`Front`]. A full folder says nothing of the items
-/// before its chunk, so the loop goes on (for `find_last` their consumer is beaten anyway).
-struct Back;
-
-impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Back {
-    type Kept = (C::Result, C::Reducer);
-    const FROM_BACK: bool = true;
-
-    #[inline]
-    fn fold(
-        kept: Option<Self::Kept>,
-        producer: P,
-        consumer: C,
-        reducer: C::Reducer,
-        n: usize,
-        remaining: usize,
-        pacer: &mut Pacer,
-    ) -> (Self::Kept, bool) {
-        let (result, _) = fold_leaf(producer, consumer, n, remaining, pacer);
-        let kept = match kept {
-            None => (result, reducer),
-            Some((right, previous)) => (previous.reduce(result, right), reducer),
-        };
-        (kept, false)
+        (kept, full && !BACK)
     }
 
     #[inline]
