@@ -38,6 +38,12 @@
 
 use std::any::TypeId;
 use std::marker::PhantomData;
+
+#[cfg(test)]
+thread_local! {
+    /// Sorts by `total_cmp` that this thread's `try_radix_sort_by` took the radix path for.
+    pub(super) static TOTAL_CMP_RADIX: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -280,24 +286,35 @@ pub(super) fn sort_by_key_bits<T: Send>(
 }
 
 /// Sorts `v` by radix if `T` is `f64` or `f32` and `compare` is `f64::total_cmp` or
-/// `f32::total_cmp` itself (the function item, as in `v.par_sort_unstable_by(f64::total_cmp)`);
-/// returns whether it did. A closure calling `total_cmp` has a type of its own and is not
-/// recognised. Equal under `total_cmp` means identical bits, so this serves stable sorts too.
+/// `f32::total_cmp` itself (the function item, as in `v.par_sort_unstable_by(f64::total_cmp)`),
+/// or a reference to it; returns whether it did. A closure calling `total_cmp` has a type of
+/// its own and is not recognised. Equal under `total_cmp` means identical bits, so this serves
+/// stable sorts too.
+///
+/// References are recognised because the public sorts hand their comparator on by reference
+/// (`&F` is `Send` for an `F` that is only `Sync`, as the closure that may carry the sort to a
+/// worker must be): looking for the item type alone missed every call through the public API.
 pub(super) fn try_radix_sort_by<T, F>(v: &mut [T], _compare: &F, tuning: &Tuning) -> bool {
-    /// The `TypeId` of a function item passed by value (a function item type names exactly
-    /// one function; `total_cmp` has no generic parameters, so its item type is `'static`).
-    fn item_type_id<G: 'static>(_: G) -> TypeId {
-        TypeId::of::<G>()
+    /// Whether `F` is the function item `item`'s type, or a reference (of any lifetime,
+    /// `type_id_of`) to it, or to such a reference. (A function item type names exactly one
+    /// function; `total_cmp` has no generic parameters, so its item type is `'static`.)
+    fn is_item<F, G: 'static>(_item: G) -> bool {
+        let f = type_id_of::<F>();
+        f == TypeId::of::<G>() || f == TypeId::of::<&G>() || f == TypeId::of::<&&G>()
     }
-    if is_type::<T, f64>() && type_id_of::<F>() == item_type_id(f64::total_cmp) {
+    if is_type::<T, f64>() && is_item::<F, _>(f64::total_cmp) {
         // SAFETY: `T` is `f64` (see `type_id_of`), so this cast changes nothing.
         let v = unsafe { &mut *(v as *mut [T] as *mut [f64]) };
+        #[cfg(test)]
+        TOTAL_CMP_RADIX.with(|n| n.set(n.get() + 1));
         radix_sort(v, tuning);
         return true;
     }
-    if is_type::<T, f32>() && type_id_of::<F>() == item_type_id(f32::total_cmp) {
+    if is_type::<T, f32>() && is_item::<F, _>(f32::total_cmp) {
         // SAFETY: `T` is `f32`, as above.
         let v = unsafe { &mut *(v as *mut [T] as *mut [f32]) };
+        #[cfg(test)]
+        TOTAL_CMP_RADIX.with(|n| n.set(n.get() + 1));
         radix_sort(v, tuning);
         return true;
     }
