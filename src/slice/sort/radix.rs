@@ -38,16 +38,16 @@
 
 use std::any::TypeId;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use super::{poll_scheduler, Tuning};
 
 #[cfg(test)]
 thread_local! {
     /// Sorts by `total_cmp` that this thread's `try_radix_sort_by` took the radix path for.
     pub(super) static TOTAL_CMP_RADIX: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
-use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-
-use super::{poll_scheduler, Tuning};
 
 /// A primitive whose order (natural, or `total_cmp` for floats) is the order of an unsigned
 /// integer of its bits.
