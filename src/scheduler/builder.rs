@@ -9,7 +9,8 @@
 //! dropped unrun), so that dropping a pool can wait for its workers without owning their
 //! join handles (`README.md`, "Termination").
 
-use super::pool::{ThreadPool, GLOBAL};
+use super::global::GLOBAL;
+use super::pool::ThreadPool;
 use super::registry::{
     has_seat, PanicHandler, Registry, RegistryConfig, ThreadHandler, GUEST_SEATS,
 };
@@ -25,7 +26,7 @@ use std::sync::Arc;
 /// keeps its limit; 0 there means the default, as in rayon), else
 /// `std::thread::available_parallelism()`. An unusable value is reported on stderr once.
 /// Also says whether a variable decided it (a thread count the user chose).
-fn default_num_threads() -> (usize, bool) {
+pub(super) fn default_num_threads() -> (usize, bool) {
     static REPORTED: std::sync::Once = std::sync::Once::new();
     let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
     let rayon = std::env::var("RAYON_NUM_THREADS").ok();
@@ -48,47 +49,11 @@ fn default_num_threads() -> (usize, bool) {
     (n, chosen.is_some())
 }
 
-/// What the environment says of the global pool's thread count, read once: the count it
-/// chooses (`BLITZ_NUM_THREADS`, else `RAYON_NUM_THREADS`), and whether a value was unusable.
-fn global_threads_from_env() -> (Option<usize>, bool) {
-    static READ: std::sync::OnceLock<(Option<usize>, bool)> = std::sync::OnceLock::new();
-    *READ.get_or_init(|| {
-        let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
-        let rayon = std::env::var("RAYON_NUM_THREADS").ok();
-        let (chosen, ignored) = threads_from_env(blitz.as_deref(), rayon.as_deref());
-        (chosen, !ignored.is_empty())
-    })
-}
-
-/// Whether the global pool must start before parallel work runs, if nothing configured it
-/// yet: the environment asks for one thread (`BLITZ_NUM_THREADS`, else `RAYON_NUM_THREADS`),
-/// and a global pool started without `build_global` then keeps the work of outside callers
-/// on its thread (see [`ThreadPoolBuilder::pool_threads_only`]); or a variable holds an
-/// unusable value, which starting the pool reports. Read once.
-pub(crate) fn environment_needs_the_pool() -> bool {
-    let (chosen, unusable) = global_threads_from_env();
-    chosen == Some(1) || unusable
-}
-
-/// The number of threads the global pool will start with if nothing else configures it
-/// first, as far as can be told without starting it, and cheaply: what the environment
-/// chooses, else the CPUs the process may run on (without `available_parallelism`'s reads of
-/// cgroup quotas, some 50 us on the 2-core VM: so this may be more than the pool will have).
-/// Read once. `None` when a variable holds an unusable value: starting the pool reports it.
-pub(crate) fn planned_global_threads() -> Option<usize> {
-    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    match global_threads_from_env() {
-        (_, true) => None,
-        (Some(n), false) => Some(n.clamp(1, MAX_NUM_THREADS)),
-        (None, false) => Some(*CPUS.get_or_init(crate::sync::cpus_allowed)),
-    }
-}
-
 /// The thread count that the values of `BLITZ_NUM_THREADS` and `RAYON_NUM_THREADS` (`None`:
 /// unset) ask for, if any, and the variables whose values were unusable, with those values.
 /// The first variable set to a positive integer decides; `RAYON_NUM_THREADS=0` asks for the
 /// default, as rayon reads it.
-fn threads_from_env<'v>(
+pub(super) fn threads_from_env<'v>(
     blitz: Option<&'v str>,
     rayon: Option<&'v str>,
 ) -> (Option<usize>, Vec<(&'static str, &'v str)>) {
@@ -982,30 +947,6 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             }
         }
     }
-}
-
-/// The global pool when nothing else was asked for (started by the first parallel call that
-/// needs it): the
-/// default configuration, sized by the environment, with as many of its threads as the system
-/// lets start (`Registry::start_lenient`). Outside callers take part in its work, unless the
-/// environment asks for one thread.
-pub(crate) fn default_global_registry() -> Arc<Registry> {
-    let (num_threads, chosen) = default_num_threads();
-    let pool_threads_only = chosen && num_threads == 1;
-    // `BLITZ_DETERMINISTIC` decides for the global pool as for every unconfigured one.
-    let deterministic = super::deterministic_from_env();
-    if deterministic {
-        super::note_deterministic();
-    }
-    Registry::start_lenient(
-        RegistryConfig {
-            num_threads: num_threads.clamp(1, MAX_NUM_THREADS),
-            guest_seats: if pool_threads_only { 0 } else { GUEST_SEATS },
-            deterministic,
-            ..RegistryConfig::default()
-        },
-        "global thread pool",
-    )
 }
 
 #[cfg(test)]

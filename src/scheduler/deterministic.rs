@@ -86,7 +86,7 @@ fn parse_switch(value: Option<&str>) -> Result<bool, &str> {
 pub(crate) fn deterministic_pool() -> bool {
     Owner::with_current(|owner| match owner {
         Some(owner) => owner.registry().deterministic,
-        None => match super::pool::GLOBAL.get() {
+        None => match super::global::GLOBAL.get() {
             Some(registry) => registry.deterministic,
             None => deterministic_from_env(),
         },

@@ -6,6 +6,9 @@
 //! thread's stack frame (no allocation per fork, see `join.rs`); spawned jobs live on the heap
 //! ([`HeapJob`]).
 
+use super::latch::{BlockingLatch, SpinLatch};
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 /// The first field of every job: how to run it.
@@ -87,6 +90,88 @@ impl<F: FnOnce() + Send> HeapJob<F> {
         // box's address; into_job_ref leaked exactly this box.
         let job = unsafe { Box::from_raw(this.as_ptr() as *mut HeapJob<F>) };
         (job.func)();
+    }
+}
+
+/// Something a [`StackJob`] can set when done.
+pub(crate) trait SetLatch {
+    /// # Safety
+    /// `this` is alive on entry and may be freed once set.
+    unsafe fn set_latch(this: *const Self);
+}
+
+impl SetLatch for SpinLatch {
+    /// # Safety
+    /// As for [`SetLatch::set_latch`].
+    unsafe fn set_latch(this: *const Self) {
+        // SAFETY: forwarded contract.
+        unsafe { SpinLatch::set(this) }
+    }
+}
+
+impl SetLatch for BlockingLatch {
+    /// # Safety
+    /// As for [`SetLatch::set_latch`].
+    unsafe fn set_latch(this: *const Self) {
+        // SAFETY: forwarded contract.
+        unsafe { BlockingLatch::set(this) }
+    }
+}
+
+/// A job on the waiting thread's stack that runs a closure once on another thread.
+#[repr(C)]
+pub(crate) struct StackJob<L, F, R> {
+    header: JobHeader,
+    pub(crate) latch: L,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<std::thread::Result<R>>>,
+}
+
+impl<L: SetLatch, F: FnOnce() -> R + Send, R: Send> StackJob<L, F, R> {
+    pub(crate) fn new(latch: L, func: F) -> Self {
+        StackJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(None),
+        }
+    }
+
+    /// # Safety
+    /// The job must stay alive (and unmoved) until its latch is set.
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: alive until executed, by contract.
+        // (The pointer is derived from the whole job, not just its header: `execute` reaches
+        // the other fields through it.)
+        unsafe { JobRef::new(self as *const Self as *const JobHeader) }
+    }
+
+    /// Runs the closure and sets the latch (the job's `JobHeader::execute`).
+    ///
+    /// # Safety
+    /// `header` is the header of a live `StackJob<L, F, R>` made into a `JobRef` by
+    /// [`as_job_ref`](Self::as_job_ref), executed at most once.
+    unsafe fn execute(header: NonNull<JobHeader>) {
+        let this = header.as_ptr() as *const Self;
+        // SAFETY: the job is alive until its latch is set (as_job_ref's contract) and is
+        // executed once, so `func` and `result` are ours until then.
+        unsafe {
+            let func = (*(*this).func.get())
+                .take()
+                .expect("StackJob executed twice");
+            *(*this).result.get() = Some(catch_unwind(AssertUnwindSafe(func)));
+            L::set_latch(&(*this).latch);
+        }
+    }
+
+    /// The result, once the latch is set; re-raises a panic of the closure.
+    pub(crate) fn into_result(self) -> R {
+        match self.result.into_inner().expect("StackJob not executed") {
+            Ok(r) => r,
+            Err(payload) => resume_unwind(payload),
+        }
     }
 }
 

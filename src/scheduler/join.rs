@@ -166,7 +166,7 @@ where
     RA: Send,
     RB: Send,
 {
-    super::pool::global_registry().enter_as_guest(move || join_context(a, b))
+    super::global::global_registry().enter_as_guest(move || join_context(a, b))
 }
 
 /// The stack frame of one join: the erased head (job header and latch), then `b` and a slot

@@ -27,6 +27,7 @@ mod builder;
 mod deque;
 mod deterministic;
 mod future_slot;
+mod global;
 mod injector;
 mod job;
 mod join;
@@ -70,7 +71,7 @@ use registry::Owner;
 pub fn current_num_threads() -> usize {
     Owner::with_current(|owner| match owner {
         Some(owner) => owner.registry().num_threads(),
-        None => pool::global_registry().num_threads(),
+        None => global::global_registry().num_threads(),
     })
 }
 
@@ -183,7 +184,7 @@ where
     F: FnOnce() -> R + Send,
     R: Send,
 {
-    if !registry::has_seat() && pool::outside_work_runs_on_workers() {
+    if !registry::has_seat() && global::outside_work_runs_on_workers() {
         return in_global_worker(f);
     }
     f()
@@ -199,7 +200,7 @@ where
 {
     let mut f = Some(f);
     let mut result = None;
-    pool::run_on_global_worker(&mut || {
+    global::run_on_global_worker(&mut || {
         let f = f.take().expect("run once");
         result = Some(f());
     });
@@ -218,7 +219,7 @@ where
     R: Send,
 {
     if !registry::has_seat() {
-        return pool::global_registry().enter_as_guest(f);
+        return global::global_registry().enter_as_guest(f);
     }
     f()
 }
@@ -356,7 +357,7 @@ fn wake_for_next_call() {
 fn with_work_registry<R>(f: impl FnOnce(Option<&registry::Registry>) -> R) -> R {
     Owner::with_current(|owner| match owner {
         Some(owner) => f(Some(owner.registry())),
-        None => f(pool::GLOBAL.get().map(|registry| &**registry)),
+        None => f(global::GLOBAL.get().map(|registry| &**registry)),
     })
 }
 

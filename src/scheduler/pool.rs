@@ -1,67 +1,11 @@
-//! Thread pools: [`ThreadPool`], the lazily started global pool, and `install` (running a
-//! closure on a pool's thread). Building a pool is in `builder.rs`.
+//! Thread pools: [`ThreadPool`] and `install` (running a closure on a pool's thread). Building
+//! a pool is in `builder.rs`, the global pool in `global.rs`.
 
-use super::job::{JobHeader, JobRef};
-use super::latch::{BlockingLatch, SpinLatch};
+use super::job::StackJob;
+use super::latch::SpinLatch;
 use super::registry::{Owner, Registry};
-use std::cell::UnsafeCell;
 use std::fmt;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::ptr::NonNull;
-use std::sync::{Arc, OnceLock};
-
-/// The global pool's registry, once started (by first use or `build_global`).
-pub(crate) static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
-
-/// The global pool's registry, started on first use.
-pub(crate) fn global_registry() -> &'static Arc<Registry> {
-    GLOBAL.get_or_init(super::builder::default_global_registry)
-}
-
-/// Whether parallel work that a thread outside every pool starts must run on the global
-/// pool's workers, the caller blocking, rather than partly on the caller as a guest: the pool
-/// was configured so (`ThreadPoolBuilder::pool_threads_only`) and has no guest seats. Before
-/// the pool starts: whether the environment asks for one thread, which starts it now (as does
-/// an unusable value there, so that the first parallel call reports it). Otherwise the pool
-/// starts only when the work first wants it (`scheduler::enter`, the watch), so that a short
-/// first loop does not wait for its threads. One Acquire load and one field on the fast path.
-#[inline]
-pub(crate) fn outside_work_runs_on_workers() -> bool {
-    match GLOBAL.get() {
-        Some(registry) => !registry.takes_guests(),
-        None => unstarted_global_runs_outside_work_on_workers(),
-    }
-}
-
-#[cold]
-fn unstarted_global_runs_outside_work_on_workers() -> bool {
-    // Without `build_global`, only the environment can configure the pool this way; a
-    // `build_global` that comes later decides for the calls after it.
-    if super::builder::environment_needs_the_pool() {
-        return !global_registry().takes_guests();
-    }
-    // Here, before the driver times its first chunk, rather than in it: the watch learns the
-    // thread count the pool is planned to have, and then leaves loops too long for it alone
-    // from the start (`may_watch`).
-    #[cfg(not(loom))]
-    super::watch::plan_unstarted_global();
-    false
-}
-
-/// Runs `f` on a worker of the global pool and blocks until it is done (for a caller outside
-/// every pool, when [`outside_work_runs_on_workers`]). Compiled once, not per closure type.
-#[inline(never)]
-pub(crate) fn run_on_global_worker(f: &mut (dyn FnMut() + Send)) {
-    run_on_worker_blocking(global_registry(), f);
-}
-
-/// The registry of the calling thread's pool, or the global one.
-pub(crate) fn current_registry() -> Arc<Registry> {
-    Owner::with_current(|owner| match owner {
-        None => global_registry().clone(),
-        Some(owner) => owner.seat().registry_arc(),
-    })
-}
+use std::sync::Arc;
 
 /// A pool of worker threads; see [`ThreadPoolBuilder`](super::ThreadPoolBuilder).
 ///
@@ -371,102 +315,6 @@ impl ThreadPool {
             (index < self.registry.num_workers).then_some(index)
         })
     }
-}
-
-/// Something a [`StackJob`] can set when done.
-pub(crate) trait SetLatch {
-    /// # Safety
-    /// `this` is alive on entry and may be freed once set.
-    unsafe fn set_latch(this: *const Self);
-}
-
-impl SetLatch for SpinLatch {
-    /// # Safety
-    /// As for [`SetLatch::set_latch`].
-    unsafe fn set_latch(this: *const Self) {
-        // SAFETY: forwarded contract.
-        unsafe { SpinLatch::set(this) }
-    }
-}
-
-impl SetLatch for BlockingLatch {
-    /// # Safety
-    /// As for [`SetLatch::set_latch`].
-    unsafe fn set_latch(this: *const Self) {
-        // SAFETY: forwarded contract.
-        unsafe { BlockingLatch::set(this) }
-    }
-}
-
-/// A job on the waiting thread's stack that runs a closure once on another thread.
-#[repr(C)]
-pub(crate) struct StackJob<L, F, R> {
-    header: JobHeader,
-    pub(crate) latch: L,
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<Option<std::thread::Result<R>>>,
-}
-
-impl<L: SetLatch, F: FnOnce() -> R + Send, R: Send> StackJob<L, F, R> {
-    pub(crate) fn new(latch: L, func: F) -> Self {
-        StackJob {
-            header: JobHeader {
-                execute: Self::execute,
-            },
-            latch,
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(None),
-        }
-    }
-
-    /// # Safety
-    /// The job must stay alive (and unmoved) until its latch is set.
-    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
-        // SAFETY: alive until executed, by contract.
-        // (The pointer is derived from the whole job, not just its header: `execute` reaches
-        // the other fields through it.)
-        unsafe { JobRef::new(self as *const Self as *const JobHeader) }
-    }
-
-    /// Runs the closure and sets the latch (the job's `JobHeader::execute`).
-    ///
-    /// # Safety
-    /// `header` is the header of a live `StackJob<L, F, R>` made into a `JobRef` by
-    /// [`as_job_ref`](Self::as_job_ref), executed at most once.
-    unsafe fn execute(header: NonNull<JobHeader>) {
-        let this = header.as_ptr() as *const Self;
-        // SAFETY: the job is alive until its latch is set (as_job_ref's contract) and is
-        // executed once, so `func` and `result` are ours until then.
-        unsafe {
-            let func = (*(*this).func.get())
-                .take()
-                .expect("StackJob executed twice");
-            *(*this).result.get() = Some(catch_unwind(AssertUnwindSafe(func)));
-            L::set_latch(&(*this).latch);
-        }
-    }
-
-    /// The result, once the latch is set; re-raises a panic of the closure.
-    pub(crate) fn into_result(self) -> R {
-        match self.result.into_inner().expect("StackJob not executed") {
-            Ok(r) => r,
-            Err(payload) => resume_unwind(payload),
-        }
-    }
-}
-
-/// Runs `f` on a worker of `registry` and blocks the calling thread (which has no seat that
-/// could help) until it is done.
-pub(crate) fn run_on_worker_blocking<F, R>(registry: &Registry, f: F) -> R
-where
-    F: FnOnce() -> R + Send,
-    R: Send,
-{
-    let job = StackJob::new(BlockingLatch::new(), f);
-    // SAFETY: `job` lives on this stack until `wait` returns, i.e. until its latch is set.
-    registry.inject(unsafe { job.as_job_ref() });
-    job.latch.wait();
-    job.into_result()
 }
 
 /// Runs `op` on a thread of `registry` (directly, if the caller is already one).

@@ -9,10 +9,10 @@
 //! queued job, so the jobs start in spawn order.
 
 use super::future_slot::{unwind_cancelled, CancelToken};
+use super::global::current_registry;
 use super::injector::Injector;
 use super::job::{HeapJob, JobHeader, JobRef};
 use super::latch::CountLatch;
-use super::pool::current_registry;
 use super::registry::{has_seat, Owner, Registry};
 use super::spawn::BroadcastContext;
 use crate::sync::{AtomicPtr, Ordering};

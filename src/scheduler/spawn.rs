@@ -1,8 +1,8 @@
 //! Fire-and-forget jobs (`spawn`, `spawn_fifo`) and `broadcast`.
 
+use super::global::current_registry;
 use super::job::{HeapJob, JobHeader, JobRef};
 use super::latch::CountLatch;
-use super::pool::current_registry;
 use super::registry::{Owner, Registry};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;

@@ -18,8 +18,9 @@
 //! return a future that never completes.
 
 use super::future_slot::{Cancel, FutureSlot};
+use super::global::{current_registry, GLOBAL};
 use super::job::{JobHeader, JobRef};
-use super::pool::{current_registry, ThreadPool, GLOBAL};
+use super::pool::ThreadPool;
 use super::registry::{Owner, Registry};
 use crate::sync::{yield_now, UnsafeCell};
 use std::cell::Cell;

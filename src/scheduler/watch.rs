@@ -56,10 +56,10 @@
 //! without a SeqCst pair either may miss the other) is only not rescued: its loop runs as it
 //! would without the watch.
 
-use super::builder::planned_global_threads;
+use super::global::planned_global_threads;
+use super::global::{global_registry, GLOBAL};
 use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
-use super::pool::{global_registry, GLOBAL};
 use super::registry::{Owner, Registry};
 use super::watch_slot::{Handoff, Taken};
 use crate::sync::{ns_in, ticks, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};

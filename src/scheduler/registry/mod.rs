@@ -27,7 +27,8 @@ pub(crate) use owner::{Owner, Recorded};
 pub(crate) use seat::{has_seat, FrameHead, Seat};
 
 use super::injector::Injector;
-use super::job::JobRef;
+use super::job::{JobRef, StackJob};
+use super::latch::BlockingLatch;
 use super::sleep::Sleep;
 use crate::sync::{AtomicU32, AtomicU64, AtomicUsize, Mutex, Ordering};
 use seat::CURRENT;
@@ -293,7 +294,7 @@ impl Registry {
     #[inline(never)]
     fn enter_as_guest_erased(&self, f: &mut (dyn FnMut() + Send)) {
         if let Err(f) = self.try_enter_as_guest(f, |f| f()) {
-            super::pool::run_on_worker_blocking(self, f);
+            run_on_worker_blocking(self, f);
         }
     }
 
@@ -340,6 +341,20 @@ impl Drop for LeaveGuestSeat<'_> {
         debug_assert!(self.1.deque.is_empty());
         self.0.release_guest(self.1);
     }
+}
+
+/// Runs `f` on a worker of `registry` and blocks the calling thread (which has no seat that
+/// could help) until it is done.
+pub(crate) fn run_on_worker_blocking<F, R>(registry: &Registry, f: F) -> R
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    let job = StackJob::new(BlockingLatch::new(), f);
+    // SAFETY: `job` lives on this stack until `wait` returns, i.e. until its latch is set.
+    registry.inject(unsafe { job.as_job_ref() });
+    job.latch.wait();
+    job.into_result()
 }
 
 #[cfg(test)]
