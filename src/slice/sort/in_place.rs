@@ -45,8 +45,10 @@
 use std::mem::{self, MaybeUninit};
 use std::sync::{Mutex, MutexGuard};
 
-use super::radix::{fit_interpolation, sequential_radix, Classifier, Digit, Offset, RadixKey};
+use super::key::RadixKey;
+use super::radix::{fit_interpolation, Classifier, Digit, Offset};
 use super::scratch::Scratch;
+use super::sequential_radix::sequential_radix;
 use super::{poll_scheduler, share_with_sleepers, Tuning};
 use crate::sync::CachePadded;
 use crate::SyncPtr;

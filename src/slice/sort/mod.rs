@@ -47,11 +47,14 @@
 
 mod counting;
 mod in_place;
+mod key;
 mod merge;
+mod presorted;
 mod quick;
 mod radix;
 mod runs;
 mod scratch;
+mod sequential_radix;
 mod strings;
 
 #[cfg(test)]

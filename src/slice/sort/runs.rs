@@ -23,9 +23,9 @@
 
 use std::mem::MaybeUninit;
 
-use super::radix::{
-    as_uninit_mut, pairs_in_order, par_copy_into, par_swap_mirrored, radix_block_len, RadixKey,
-};
+use super::key::RadixKey;
+use super::presorted::{pairs_in_order, par_swap_mirrored};
+use super::radix::{as_uninit_mut, par_copy_into, radix_block_len};
 use super::scratch::Scratch;
 use super::{poll_scheduler, Tuning};
 

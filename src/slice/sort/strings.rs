@@ -41,7 +41,7 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::{gather_in_order, index_bits, merge, poll_scheduler, radix, Tuning};
+use super::{gather_in_order, index_bits, key, merge, poll_scheduler, radix, Tuning};
 use crate::prelude::*;
 use crate::SyncPtr;
 
@@ -76,7 +76,7 @@ pub(super) fn byte_view<T>() -> Option<View<T>> {
     }
     macro_rules! owned {
         ($($u:ty),*) => {$(
-            if radix::is_type::<T, $u>() {
+            if key::is_type::<T, $u>() {
                 fn view<T>(x: &T) -> &[u8] {
                     // SAFETY: `byte_view` hands out this function only when `T` is `$u` (see
                     // `radix::type_id_of`), so the cast changes nothing.
@@ -93,7 +93,7 @@ pub(super) fn byte_view<T>() -> Option<View<T>> {
     // of `x`, which the referent outlives (`T: 'x` because `x: &'x T`).
     macro_rules! borrowed {
         ($($u:ty),*) => {$(
-            if radix::is_type::<T, &'static $u>() {
+            if key::is_type::<T, &'static $u>() {
                 fn view<T>(x: &T) -> &[u8] {
                     // SAFETY: `byte_view` hands out this function only when `T` is `&$u` (for
                     // some lifetime), which has the layout of `*const $u`; reading it copies

@@ -301,7 +301,7 @@ fn reverse_descending_reverses_or_leaves_intact() {
     for len in lengths {
         let reversed: Vec<u32> = (0..len as u32).rev().map(|i| i / 2).collect();
         let mut got = reversed.clone();
-        assert!(radix::try_par_reverse_descending(&mut got, &TINY));
+        assert!(presorted::try_par_reverse_descending(&mut got, &TINY));
         assert!(got.windows(2).all(|w| w[0] <= w[1]), "{len}");
         // One ascending pair anywhere: refused, and every swapped piece put back.
         let step = (len / 23).max(1);
@@ -312,7 +312,7 @@ fn reverse_descending_reverses_or_leaves_intact() {
                 continue;
             }
             let mut got = input.clone();
-            assert!(!radix::try_par_reverse_descending(&mut got, &TINY));
+            assert!(!presorted::try_par_reverse_descending(&mut got, &TINY));
             assert_eq!(got, input, "{len} {at}");
         }
     }
