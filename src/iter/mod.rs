@@ -93,6 +93,7 @@ mod par_either;
 mod positions;
 mod range;
 mod reduce;
+mod reduction_tree;
 mod regroup;
 mod rev;
 pub(crate) mod scan;

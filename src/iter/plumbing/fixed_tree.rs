@@ -32,7 +32,7 @@ use super::{
     Consumer, Folder, Grouping, Producer, ProducerCallback, Reducer, UnindexedConsumer,
     UnindexedProducer,
 };
-use crate::iter::deterministic::{leaf_count, tree_split, LEAF_LEN};
+use crate::iter::reduction_tree::{leaf_count, tree_split, LEAF_LEN};
 use crate::sync::{ticks, ticks_in};
 use crate::tuning::MIN_SPLIT_NS;
 use std::cell::Cell;
