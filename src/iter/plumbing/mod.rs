@@ -516,7 +516,7 @@ where
     if wants_fixed_tree::<C, P::Item>() {
         return producer.drive_fixed(consumer);
     }
-    drive_unindexed_root(producer, consumer, None)
+    splitter::drive_unindexed_root(producer, consumer, None)
 }
 
 /// As [`bridge_unindexed`], for producers whose halves hold about equal work (strings and
@@ -530,22 +530,5 @@ where
     if wants_fixed_tree::<C, P::Item>() {
         return producer.drive_fixed(consumer);
     }
-    drive_unindexed_root(producer, consumer, Some(0))
-}
-
-/// The root of an unindexed drive: enters the pool, then splits eagerly (`timed`: whether the
-/// first leaf is timed, see `splitter::drive_unindexed`).
-fn drive_unindexed_root<P, C>(producer: P, consumer: C, timed: Option<u32>) -> C::Result
-where
-    P: UnindexedProducer,
-    C: UnindexedConsumer<P::Item>,
-{
-    let depth = splitter::eager_depth();
-    crate::scheduler::enter(move || {
-        // What the drive's threads share (`splitter::Drive`): whether its leaves share their
-        // thread's halves first, and its first leaf's call for an early wake. The first split
-        // is watched (`splitter::drive_unindexed_root`).
-        let drive = splitter::Drive::default();
-        splitter::drive_unindexed_root(producer, consumer, depth, timed, &drive)
-    })
+    splitter::drive_unindexed_root(producer, consumer, Some(0))
 }

@@ -168,5 +168,5 @@ mod unindexed;
 pub(super) use indexed::drive_indexed;
 pub(crate) use indexed::join_halves;
 pub(super) use policy::Pacer;
+pub(super) use unindexed::drive_unindexed_root;
 pub(crate) use unindexed::eager_depth;
-pub(super) use unindexed::{drive_unindexed_root, Drive};

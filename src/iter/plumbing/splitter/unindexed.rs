@@ -18,7 +18,7 @@ pub(crate) fn eager_depth() -> u32 {
 }
 
 /// What the threads of one unindexed drive share, on the stack of the thread that began it
-/// (`plumbing::drive_unindexed_root`), for as long as the drive runs. Its address names the
+/// ([`drive_unindexed_root`]), for as long as the drive runs. Its address names the
 /// drive for the watch ([`Drive::token`]).
 #[derive(Debug, Default)]
 pub(in crate::iter::plumbing) struct Drive {
@@ -111,7 +111,28 @@ pub(super) fn first_leaf_wakes(bars: &Bars, spent: u64, levels: u32) -> u32 {
     }
 }
 
-/// The root of an unindexed drive: as [`drive_unindexed`], but its first split is watched
+/// The root of an unindexed drive (`plumbing::bridge_unindexed`): enters the pool, then splits
+/// eagerly ([`eager_depth`] levels) from [`drive_watched_root`]. `timed`: whether the first
+/// leaf is timed (see [`drive_unindexed`]).
+pub(in crate::iter::plumbing) fn drive_unindexed_root<P, C>(
+    producer: P,
+    consumer: C,
+    timed: Option<u32>,
+) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    let depth = eager_depth();
+    scheduler::enter(move || {
+        // What the drive's threads share: whether its leaves share their thread's halves
+        // first, and its first leaf's call for an early wake.
+        let drive = Drive::default();
+        drive_watched_root(producer, consumer, depth, timed, &drive)
+    })
+}
+
+/// The first split of an unindexed drive: as [`drive_unindexed`], but its first split is watched
 /// (`scheduler::watch`) rather than joined. The half this thread drives first runs while the
 /// other is published for the watchman, which hands it to the pool once this thread has gone
 /// `RESCUE_NS` without finishing a leaf of the drive (each leaf's end moves the watch's
@@ -124,7 +145,7 @@ pub(super) fn first_leaf_wakes(bars: &Bars, spent: u64, levels: u32) -> u32 {
 /// cheap drive gets its first thieves from the first half's frames (promoted by requests and
 /// beats, as before), and the other half when the watchman finds a worker idle, or after
 /// the first half.
-pub(in crate::iter::plumbing) fn drive_unindexed_root<P, C>(
+fn drive_watched_root<P, C>(
     producer: P,
     consumer: C,
     depth: u32,
