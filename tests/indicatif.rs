@@ -119,6 +119,55 @@ fn a_search_that_stops_early_leaves_the_bar_where_it_stopped() {
     assert!(!bar.is_finished());
 }
 
+/// `with_position` counts on from the position given, as indicatif's own rayon adapter does,
+/// for bars whose count ends below, at and past their length (a bar of 10 started at 5 ends
+/// at 15 after 10 items), and for bars without a length.
+#[test]
+fn with_position_counts_on_as_indicatifs_rayon_adapter_does() {
+    let bar = |len: Option<u64>| {
+        let bar = ProgressBar::hidden();
+        if let Some(len) = len {
+            bar.set_length(len);
+        }
+        bar
+    };
+    for (len, start, items) in [
+        (Some(10), 5, 10u64),
+        (Some(10), 0, 10),
+        (Some(20), 5, 10),
+        (Some(15), 5, 10),
+        (Some(100_000), 3, 50_000),
+        (None, 7, 10),
+    ] {
+        let ours = bar(len);
+        (0..items)
+            .into_par_iter()
+            .progress_with(ours.clone())
+            .with_position(start)
+            .for_each(|_| {});
+        let theirs = bar(len);
+        rayon::iter::ParallelIterator::for_each(
+            indicatif::ParallelProgressIterator::progress_with(
+                rayon::iter::IntoParallelIterator::into_par_iter(0..items),
+                theirs.clone(),
+            )
+            .with_position(start),
+            |_| {},
+        );
+        assert_eq!(
+            ours.position(),
+            theirs.position(),
+            "bar of {len:?} from {start}, {items} items"
+        );
+        assert_eq!(ours.position(), start + items);
+        // Finished only where finishing left the position as it was.
+        assert_eq!(
+            ours.is_finished(),
+            len == Some(start + items) || len.is_none()
+        );
+    }
+}
+
 #[test]
 fn builders_and_finish_styles() {
     let bar = ProgressBar::hidden();

@@ -33,8 +33,10 @@
 //!
 //! - The bar finishes (with its [`ProgressFinish`] style, as indicatif's sequential iterator
 //!   does when it runs out) when the parallel iterator has been driven to its end with every
-//!   item passed on; a search that stops early (`find_any`, `any`, ...) leaves the bar where
-//!   it stopped. indicatif's rayon adapter never finishes the bar through `sum`, `collect` and
+//!   item passed on, unless finishing would move the bar (its position, counted on from
+//!   [`with_position`](ProgressBarIter::with_position), is not its length: it stays where the
+//!   items put it, as with indicatif's adapter); a search that stops early (`find_any`, `any`,
+//!   ...) leaves the bar where it stopped. indicatif's rayon adapter never finishes the bar through `sum`, `collect` and
 //!   the other consumers, and finishes it as soon as the first chunk ends behind `zip` or
 //!   `enumerate`.
 //! - The position counts the items passed on, exactly, also when a search stops early.
@@ -203,13 +205,19 @@ impl<T> ProgressBarIter<T> {
     }
 
     /// Sets the bar's position ([`ProgressBar::with_position`]): the items are counted from
-    /// there.
+    /// there, as indicatif's `rayon` adapter counts them (a bar whose count then ends past its
+    /// length is left there, not finished).
     ///
     /// ```
     /// use blitz_par::prelude::*;
     /// let bar = indicatif::ProgressBar::hidden();
     /// (0..3).into_par_iter().progress_with(bar.clone()).with_position(10).for_each(|_| {});
     /// assert_eq!(bar.position(), 13);
+    /// // A bar of 10 started at 5: 15 after 10 items.
+    /// let bar = indicatif::ProgressBar::new(10);
+    /// bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    /// (0..10).into_par_iter().progress_with(bar.clone()).with_position(5).for_each(|_| {});
+    /// assert_eq!(bar.position(), 15);
     /// ```
     pub fn with_position(mut self, position: u64) -> Self {
         self.progress = self.progress.with_position(position);
@@ -291,10 +299,18 @@ impl Drive {
         full
     }
 
-    /// Finishes the bar if the drive passed every item: `len` of them when it is known.
+    /// Finishes the bar if the drive passed every item (`len` of them when it is known) and
+    /// finishing leaves the position where the items put it: the bar has no length, or its
+    /// position is its length. (Finishing in the default style sets the position to the
+    /// length: a bar started at `with_position(5)` that counted 10 items to 15 of 10 stays at
+    /// 15, as indicatif's own `rayon` adapter, which never finishes, leaves it.)
     fn end(self, len: Option<usize>) {
         let complete = !self.stopped.load(Ordering::Relaxed)
-            && len.is_none_or(|len| self.passed.load(Ordering::Relaxed) == len as u64);
+            && len.is_none_or(|len| self.passed.load(Ordering::Relaxed) == len as u64)
+            && self
+                .bar
+                .length()
+                .is_none_or(|length| self.bar.position() == length);
         if complete && !self.bar.is_finished() {
             self.bar.finish_using_style();
         }
