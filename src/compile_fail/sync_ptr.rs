@@ -1,7 +1,8 @@
-//! `SyncPtr<T>` is `Send` and `Sync` only for `T: Send`: writing values through it from
+//! `SyncPtr<'a, T>` is `Send` and `Sync` only for `T: Send`: writing values through it from
 //! other threads moves them there (an `Rc` written or read on another thread would leave its
-//! count shared between threads). The type cannot check the rest of its contract (indices
-//! written by one thread each, the slice alive): that is what its methods' `unsafe` is for.
+//! count shared between threads). It keeps the slice borrowed (`'a`), so the slice stays alive
+//! and untouched while the pointer may be used. The type cannot check the rest of its contract
+//! (indices written by one thread each, in bounds): that is what its methods' `unsafe` is for.
 //!
 //! ```compile_fail,E0277
 //! use blitz_par::SyncPtr;
@@ -44,4 +45,35 @@
 //! std::thread::scope(|s| {
 //!     s.spawn(move || ptr.len());
 //! });
+//! ```
+//!
+//! The slice stays borrowed while the pointer may be used: neither touched
+//!
+//! ```compile_fail,E0499
+//! let mut out = vec![0u32; 8];
+//! let ptr = blitz_par::SyncPtr::new(&mut out);
+//! out[0] = 1;
+//! // SAFETY: one write to an index in bounds, on this thread.
+//! unsafe { ptr.write(1, 2) };
+//! ```
+//!
+//! nor dropped:
+//!
+//! ```compile_fail,E0505
+//! let mut out = vec![0u32; 8];
+//! let ptr = blitz_par::SyncPtr::new(&mut out);
+//! drop(out);
+//! // SAFETY: as above.
+//! unsafe { ptr.write(1, 2) };
+//! ```
+//!
+//! Once its last use is behind, the slice is free again:
+//!
+//! ```
+//! let mut out = vec![0u32; 8];
+//! let ptr = blitz_par::SyncPtr::new(&mut out);
+//! // SAFETY: as above.
+//! unsafe { ptr.write(1, 2) };
+//! out[0] = 1;
+//! assert_eq!(out[..2], [1, 2]);
 //! ```

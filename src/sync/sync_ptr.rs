@@ -19,31 +19,34 @@ use std::marker::PhantomData;
 /// );
 /// assert_eq!((out[0], out[7]), (7, 9));
 /// ```
+///
+/// The pointer keeps the borrow of the slice it was made from (`'a`): the slice cannot be
+/// used, moved or dropped while a copy of the pointer may still be used.
 #[derive(Debug)]
-pub struct SyncPtr<T> {
+pub struct SyncPtr<'a, T> {
     ptr: *mut T,
     len: usize,
-    _marker: PhantomData<*mut T>,
+    _marker: PhantomData<&'a mut [T]>,
 }
 
-impl<T> Clone for SyncPtr<T> {
+impl<T> Clone for SyncPtr<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T> Copy for SyncPtr<T> {}
+impl<T> Copy for SyncPtr<'_, T> {}
 
 // SAFETY: a SyncPtr only hands out access through unsafe methods whose contracts require that
 // no two threads touch the same index; with that, sending values of `T` between threads is
 // what makes it sound, hence the `T: Send` bound.
-unsafe impl<T: Send> Send for SyncPtr<T> {}
+unsafe impl<T: Send> Send for SyncPtr<'_, T> {}
 // SAFETY: as for Send: shared use only ever writes or reads disjoint indices, by contract.
-unsafe impl<T: Send> Sync for SyncPtr<T> {}
+unsafe impl<T: Send> Sync for SyncPtr<'_, T> {}
 
-impl<T> SyncPtr<T> {
-    /// Points at the whole of `slice`. The slice's borrow is not tracked: the caller keeps
-    /// `slice` alive and otherwise untouched while any copy of the pointer is used.
+impl<'a, T> SyncPtr<'a, T> {
+    /// Points at the whole of `slice`, which stays borrowed for as long as any copy of the
+    /// pointer may be used.
     ///
     /// ```
     /// let mut squares = vec![0u64; 1000];
@@ -52,7 +55,7 @@ impl<T> SyncPtr<T> {
     /// blitz_par::parallel_for(0..1000, |i| unsafe { out.write(i, (i * i) as u64) });
     /// assert_eq!(squares[999], 998_001);
     /// ```
-    pub fn new(slice: &mut [T]) -> Self {
+    pub fn new(slice: &'a mut [T]) -> Self {
         SyncPtr {
             ptr: slice.as_mut_ptr(),
             len: slice.len(),

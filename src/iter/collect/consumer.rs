@@ -15,7 +15,7 @@ use std::mem::{self, MaybeUninit};
 /// Writes items into `target[start..start + len]`.
 pub(super) struct CollectConsumer<'c, T: Send> {
     /// The whole tail being filled; shared by all consumers, each using its own window.
-    target: SyncPtr<MaybeUninit<T>>,
+    target: SyncPtr<'c, MaybeUninit<T>>,
     start: usize,
     len: usize,
     _borrow: PhantomData<&'c mut [T]>,
@@ -89,7 +89,7 @@ impl<'c, T: Send + 'c> UnindexedConsumer<T> for CollectConsumer<'c, T> {
 /// The items written into one window: `[start, start + initialized_len)` is initialised and
 /// owned by this value.
 pub(super) struct CollectResult<'c, T> {
-    target: SyncPtr<MaybeUninit<T>>,
+    target: SyncPtr<'c, MaybeUninit<T>>,
     start: usize,
     total_len: usize,
     initialized_len: usize,

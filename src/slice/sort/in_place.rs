@@ -336,9 +336,9 @@ struct Pointers {
 }
 
 /// The state step 3 shares between threads.
-struct Permutation<K, C> {
+struct Permutation<'a, K, C> {
     /// The pass's input.
-    keys: SyncPtr<K>,
+    keys: SyncPtr<'a, K>,
     block: usize,
     /// Per bucket; a slot is read or written only by a thread holding its bucket's lock.
     pointers: Vec<CachePadded<Mutex<Pointers>>>,
@@ -348,7 +348,7 @@ struct Permutation<K, C> {
     classifier: C,
 }
 
-impl<K: RadixKey, C: Classifier<K>> Permutation<K, C> {
+impl<K: RadixKey, C: Classifier<K>> Permutation<'_, K, C> {
     fn lock(&self, bucket: usize) -> MutexGuard<'_, Pointers> {
         // Nothing can panic while a lock is held (copies and arithmetic on checked slots).
         self.pointers[bucket]
@@ -418,7 +418,7 @@ impl<K: RadixKey, C: Classifier<K>> Permutation<K, C> {
 /// Step 3 by `threads` tasks, numbered from `first`; `filler` is any key (the initial
 /// contents of the carried blocks).
 fn par_permute<K: RadixKey, C: Classifier<K>>(
-    permutation: &Permutation<K, C>,
+    permutation: &Permutation<'_, K, C>,
     first: usize,
     threads: usize,
     filler: K,

@@ -383,7 +383,7 @@ fn index_mask(len: usize) -> u64 {
 fn par_gather<T: Send>(
     order: &[u64],
     mask: u64,
-    from: SyncPtr<T>,
+    from: SyncPtr<'_, T>,
     scratch: &mut [MaybeUninit<T>],
     tuning: &Tuning,
 ) {
@@ -413,7 +413,7 @@ fn par_gather<T: Send>(
 /// Copies all of `scratch` (fully initialised by `par_gather`) to `to[offset..]`.
 fn par_copy_from_scratch<T: Send>(
     scratch: &mut [MaybeUninit<T>],
-    to: SyncPtr<T>,
+    to: SyncPtr<'_, T>,
     offset: usize,
     tuning: &Tuning,
 ) {
