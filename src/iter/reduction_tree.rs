@@ -15,8 +15,14 @@ use std::ops::Range;
 /// thousand items still split between threads. Inputs of at most this many items are
 /// reduced sequentially.
 ///
+/// Part of the reproducibility contract: with [`tree_split`], it decides the tree along which
+/// every deterministic reduction groups its `op`, hence the bits of its result (and
+/// `blitz-par-mpi` reproduces the tree across ranks from it). A change of this value or of the
+/// tree's shape is a breaking change (a new major version).
+///
 /// ```
 /// use blitz_par::iter::deterministic::{leaf_count, LEAF_LEN};
+/// assert_eq!(LEAF_LEN, 1024);
 /// assert_eq!(leaf_count(LEAF_LEN + 1), 2);
 /// ```
 pub const LEAF_LEN: usize = 1024;

@@ -43,6 +43,15 @@ use std::sync::{Mutex, OnceLock};
 /// vanish against its items, small enough that a block stays in the L2 cache between the two
 /// passes of the look-back case. (With 64 KiB blocks, an in-place prefix sum of 10M `u64` on
 /// two threads took about 1.4 times as long as with 256 KiB.)
+///
+/// Part of the reproducibility contract: the blocks decide how a scan groups its `op`, so for
+/// an `op` that is not exactly associative (float sums) they decide the result's bits. A
+/// change of this value is a breaking change (a new major version), as is one of
+/// [`scan_block_len`]'s bounds.
+///
+/// ```
+/// assert_eq!(blitz_par::iter::SCAN_BLOCK_BYTES, 256 * 1024);
+/// ```
 pub const SCAN_BLOCK_BYTES: usize = 256 * 1024;
 
 /// The number of items in one block of a parallel scan of `T`: [`SCAN_BLOCK_BYTES`] divided by
