@@ -1,7 +1,7 @@
 //! rayon's module paths for its iterator types (`rayon::vec::IntoIter`, `rayon::range::Iter`,
 //! `rayon::collections::hash_map::Drain`, ...), so that code naming those types compiles with
-//! `blitz_par::` in place of `rayon::`. The types themselves live in [`crate::iter`]; these
-//! modules only re-export (or alias) them under rayon's names.
+//! `blitz_par::` in place of `rayon::`. These modules are the types' only public paths, as in
+//! rayon (the types are defined in `iter`'s private modules, under names of their own there).
 
 /// Parallel iterators of arrays (rayon's `rayon::array`).
 ///
@@ -11,7 +11,7 @@
 /// assert_eq!(it.sum::<i32>(), 6);
 /// ```
 pub mod array {
-    pub use crate::iter::ArrayIntoIter as IntoIter;
+    pub use crate::iter::vec::ArrayIntoIter as IntoIter;
 }
 
 /// Parallel iterators of `Vec` (rayon's `rayon::vec`).
@@ -22,7 +22,8 @@ pub mod array {
 /// assert_eq!(it.count(), 2);
 /// ```
 pub mod vec {
-    pub use crate::iter::{Drain, VecIntoIter as IntoIter};
+    pub use crate::iter::vec::Drain;
+    pub use crate::iter::vec::VecIntoIter as IntoIter;
 }
 
 /// Parallel iterators of ranges (rayon's `rayon::range`).
@@ -33,7 +34,7 @@ pub mod vec {
 /// assert_eq!(it.sum::<u32>(), 6);
 /// ```
 pub mod range {
-    pub use crate::iter::RangeIter as Iter;
+    pub use crate::iter::range::RangeIter as Iter;
 }
 
 /// Parallel iterators of inclusive ranges (rayon's `rayon::range_inclusive`).
@@ -44,7 +45,7 @@ pub mod range {
 /// assert_eq!(it.count(), 5);
 /// ```
 pub mod range_inclusive {
-    pub use crate::iter::RangeInclusiveIter as Iter;
+    pub use crate::iter::range::RangeInclusiveIter as Iter;
 }
 
 /// Parallel iterators of `Option` (rayon's `rayon::option`).
@@ -56,11 +57,11 @@ pub mod range_inclusive {
 /// assert_eq!(it.count(), 1);
 /// ```
 pub mod option {
-    pub use crate::iter::OptionIntoIter as IntoIter;
+    pub use crate::iter::sources::OptionIntoIter as IntoIter;
     /// The iterator of `Option::par_iter`.
-    pub type Iter<'a, T> = crate::iter::OptionIntoIter<&'a T>;
+    pub type Iter<'a, T> = crate::iter::sources::OptionIntoIter<&'a T>;
     /// The iterator of `Option::par_iter_mut`.
-    pub type IterMut<'a, T> = crate::iter::OptionIntoIter<&'a mut T>;
+    pub type IterMut<'a, T> = crate::iter::sources::OptionIntoIter<&'a mut T>;
 }
 
 /// Parallel iterators of `Result` (rayon's `rayon::result`): the `Ok` value, if any.
@@ -72,11 +73,11 @@ pub mod option {
 /// assert_eq!(it.count(), 1);
 /// ```
 pub mod result {
-    pub use crate::iter::OptionIntoIter as IntoIter;
+    pub use crate::iter::sources::OptionIntoIter as IntoIter;
     /// The iterator of `Result::par_iter`.
-    pub type Iter<'a, T> = crate::iter::OptionIntoIter<&'a T>;
+    pub type Iter<'a, T> = crate::iter::sources::OptionIntoIter<&'a T>;
     /// The iterator of `Result::par_iter_mut`.
-    pub type IterMut<'a, T> = crate::iter::OptionIntoIter<&'a mut T>;
+    pub type IterMut<'a, T> = crate::iter::sources::OptionIntoIter<&'a mut T>;
 }
 
 /// Parallel iterators of `String` (rayon's `rayon::string`).
@@ -89,7 +90,7 @@ pub mod result {
 /// assert_eq!(s, "a");
 /// ```
 pub mod string {
-    pub use crate::iter::StringDrain as Drain;
+    pub use crate::iter::drain::StringDrain as Drain;
 }
 
 /// Parallel iterators of std's collections (rayon's `rayon::collections`).
@@ -103,44 +104,45 @@ pub mod string {
 pub mod collections {
     /// `BinaryHeap`'s parallel iterators.
     pub mod binary_heap {
-        pub use crate::iter::{
-            BinaryHeapDrain as Drain, BinaryHeapIntoIter as IntoIter, BinaryHeapIter as Iter,
-        };
+        pub use crate::iter::collections::BinaryHeapIntoIter as IntoIter;
+        pub use crate::iter::collections::BinaryHeapIter as Iter;
+        pub use crate::iter::drain::BinaryHeapDrain as Drain;
     }
     /// `BTreeMap`'s parallel iterators.
     pub mod btree_map {
-        pub use crate::iter::{
-            BTreeMapIntoIter as IntoIter, BTreeMapIter as Iter, BTreeMapIterMut as IterMut,
-        };
+        pub use crate::iter::collections::BTreeMapIntoIter as IntoIter;
+        pub use crate::iter::collections::BTreeMapIter as Iter;
+        pub use crate::iter::collections::BTreeMapIterMut as IterMut;
     }
     /// `BTreeSet`'s parallel iterators.
     pub mod btree_set {
-        pub use crate::iter::{BTreeSetIntoIter as IntoIter, BTreeSetIter as Iter};
+        pub use crate::iter::collections::BTreeSetIntoIter as IntoIter;
+        pub use crate::iter::collections::BTreeSetIter as Iter;
     }
     /// `HashMap`'s parallel iterators.
     pub mod hash_map {
-        pub use crate::iter::{
-            HashMapDrain as Drain, HashMapIntoIter as IntoIter, HashMapIter as Iter,
-            HashMapIterMut as IterMut,
-        };
+        pub use crate::iter::collections::HashMapIntoIter as IntoIter;
+        pub use crate::iter::collections::HashMapIter as Iter;
+        pub use crate::iter::collections::HashMapIterMut as IterMut;
+        pub use crate::iter::drain::HashMapDrain as Drain;
     }
     /// `HashSet`'s parallel iterators.
     pub mod hash_set {
-        pub use crate::iter::{
-            HashSetDrain as Drain, HashSetIntoIter as IntoIter, HashSetIter as Iter,
-        };
+        pub use crate::iter::collections::HashSetIntoIter as IntoIter;
+        pub use crate::iter::collections::HashSetIter as Iter;
+        pub use crate::iter::drain::HashSetDrain as Drain;
     }
     /// `LinkedList`'s parallel iterators.
     pub mod linked_list {
-        pub use crate::iter::{
-            LinkedListIntoIter as IntoIter, LinkedListIter as Iter, LinkedListIterMut as IterMut,
-        };
+        pub use crate::iter::collections::LinkedListIntoIter as IntoIter;
+        pub use crate::iter::collections::LinkedListIter as Iter;
+        pub use crate::iter::collections::LinkedListIterMut as IterMut;
     }
     /// `VecDeque`'s parallel iterators.
     pub mod vec_deque {
-        pub use crate::iter::{
-            VecDequeDrain as Drain, VecDequeIntoIter as IntoIter, VecDequeIter as Iter,
-            VecDequeIterMut as IterMut,
-        };
+        pub use crate::iter::collections::VecDequeIntoIter as IntoIter;
+        pub use crate::iter::collections::VecDequeIter as Iter;
+        pub use crate::iter::collections::VecDequeIterMut as IterMut;
+        pub use crate::iter::drain::VecDequeDrain as Drain;
     }
 }

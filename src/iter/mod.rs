@@ -70,9 +70,9 @@ mod blocks;
 mod chain;
 mod cloned;
 mod collect;
-mod collections;
+pub(crate) mod collections;
 pub mod deterministic;
-mod drain;
+pub(crate) mod drain;
 mod enumerate;
 mod exact_sum;
 mod filter;
@@ -91,17 +91,17 @@ mod noop;
 mod par_bridge;
 mod par_either;
 mod positions;
-mod range;
+pub(crate) mod range;
 mod reduce;
 mod reduction_tree;
 mod regroup;
 mod rev;
 pub(crate) mod scan;
-mod sources;
+pub(crate) mod sources;
 mod take_skip;
 mod try_ops;
 pub(crate) mod unzip;
-mod vec;
+pub(crate) mod vec;
 mod walk_tree;
 mod zip;
 
@@ -110,16 +110,8 @@ pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
 pub use cloned::{Cloned, Copied};
 pub(crate) use collect::ListVecConsumer;
-pub use collections::{
-    BTreeMapIntoIter, BTreeMapIter, BTreeMapIterMut, BTreeSetIntoIter, BTreeSetIter,
-    BinaryHeapIntoIter, BinaryHeapIter, HashMapIntoIter, HashMapIter, HashMapIterMut,
-    HashSetIntoIter, HashSetIter, LinkedListIntoIter, LinkedListIter, LinkedListIterMut,
-    VecDequeIntoIter, VecDequeIter, VecDequeIterMut,
-};
 pub use deterministic::Deterministic;
-pub use drain::{
-    BinaryHeapDrain, HashMapDrain, HashSetDrain, ParallelDrainFull, StringDrain, VecDequeDrain,
-};
+pub use drain::ParallelDrainFull;
 /// A value of one of two types: the `either` crate's `Either`, re-exported as rayon does,
 /// used by [`ParallelIterator::partition_map`] and itself a parallel iterator when both sides
 /// are.
@@ -145,18 +137,16 @@ pub use misc::{Intersperse, PanicFuse, SkipAny, TakeAny, TakeSkipAny, WhileSome}
 pub use multizip::MultiZip;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use positions::Positions;
-pub use range::{RangeInclusiveIter, RangeIter};
 pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, InterleaveShortest, StepBy};
 pub use rev::Rev;
 pub use scan::{scan_block_len, Scan, SCAN_BLOCK_BYTES};
 #[allow(deprecated)]
 pub use sources::repeatn;
-pub use sources::{
-    empty, once, repeat, repeat_n, Empty, Once, OptionIntoIter, Repeat, RepeatN, RepeatNIter,
-};
+pub use sources::{empty, once, repeat, repeat_n, Empty, Once, Repeat, RepeatN, RepeatNIter};
 pub use take_skip::{Skip, Take};
 pub use try_ops::{Try, TryFold, TryFoldWith};
-pub use vec::{ArrayIntoIter, Drain, ParallelDrainRange, VecIntoIter};
+pub use vec::ParallelDrainRange;
+pub(crate) use vec::VecIntoIter;
 pub use walk_tree::{
     split, walk_tree, walk_tree_postfix, walk_tree_prefix, Split, WalkTree, WalkTreePostfix,
     WalkTreePrefix,

@@ -15,7 +15,7 @@ use std::ops::{Range, RangeInclusive};
 ///
 /// ```
 /// use blitz_par::prelude::*;
-/// let it: blitz_par::iter::RangeIter<u32> = (0..10u32).into_par_iter();
+/// let it: blitz_par::range::Iter<u32> = (0..10u32).into_par_iter();
 /// assert_eq!(it.sum::<u32>(), 45);
 /// ```
 #[derive(Clone, Debug)]

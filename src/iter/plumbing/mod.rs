@@ -439,7 +439,7 @@ pub trait UnindexedProducer: Send + Sized {
 /// ```
 /// use blitz_par::iter::plumbing::{bridge, UnindexedConsumer};
 /// use blitz_par::prelude::*;
-/// struct Wrapped(blitz_par::iter::RangeIter<usize>);
+/// struct Wrapped(blitz_par::range::Iter<usize>);
 /// impl ParallelIterator for Wrapped {
 ///     type Item = usize;
 ///     fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
