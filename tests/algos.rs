@@ -102,3 +102,99 @@ fn is_sorted_stops_early() {
     assert!(!sorted);
     assert!(calls.load(Ordering::Relaxed) < v.len() / 2, "no early exit");
 }
+
+quickcheck! {
+    fn dedup_agrees_with_std(v: Vec<u8>, len: u32, modulus: u8) -> TestResult {
+        let modulus = modulus.max(1);
+        // Long runs (small values repeated) and short ones (the raw random bytes).
+        let input: Vec<u8> = grow(&v, len as usize % 150_000)
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| if i % 3 == 0 { x } else { x % modulus })
+            .collect();
+        let mut expected = input.clone();
+        expected.dedup();
+        let mut by_key = input.clone();
+        by_key.dedup_by_key(|x| *x / 4);
+        let mut merged: Vec<(u8, u64)> = input.iter().map(|&x| (x % 3, 1)).collect();
+        let merge = |a: &mut (u8, u64), b: &mut (u8, u64)| a.0 == b.0 && { b.1 += a.1; true };
+        let merged_input = merged.clone();
+        merged.dedup_by(merge);
+        TestResult::from_bool(in_every_pool(|| {
+            let mut got = input.clone();
+            got.par_dedup();
+            let mut got_key = input.clone();
+            got_key.par_dedup_by_key(|x| *x / 4);
+            let mut got_merged = merged_input.clone();
+            got_merged.par_dedup_by(merge);
+            got == expected && got_key == by_key && got_merged == merged
+        }))
+    }
+}
+
+#[test]
+fn dedup_edge_cases() {
+    in_every_pool(|| {
+        let mut empty: Vec<u32> = Vec::new();
+        empty.par_dedup();
+        assert!(empty.is_empty());
+        let mut one = vec![4];
+        one.par_dedup();
+        assert_eq!(one, [4]);
+        let mut units = vec![(); 1_000_000];
+        units.par_dedup();
+        assert_eq!(units.len(), 1);
+        let mut same = vec![9u64; 1_000_000];
+        same.par_dedup();
+        assert_eq!(same, [9]);
+        let mut distinct: Vec<u64> = (0..1_000_000).collect();
+        distinct.par_dedup();
+        assert_eq!(distinct.len(), 1_000_000);
+        true
+    });
+}
+
+/// Counts its drops; `id` is its position in the input.
+struct Counted<'a> {
+    id: usize,
+    key: u32,
+    drops: &'a AtomicUsize,
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn dedup_panicking_same_bucket_drops_each_once() {
+    let len = 300_000;
+    for (pool, panic_at) in pools().iter().zip([5usize, 100_000, 150_000, 299_990, 77]) {
+        let drops = AtomicUsize::new(0);
+        let calls = AtomicUsize::new(0);
+        let mut v: Vec<Counted> = (0..len)
+            .map(|id| Counted {
+                id,
+                key: (id / 10) as u32,
+                drops: &drops,
+            })
+            .collect();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                v.par_dedup_by(|a, b| {
+                    if calls.fetch_add(1, Ordering::Relaxed) == panic_at {
+                        panic!("same_bucket fails");
+                    }
+                    a.key == b.key
+                })
+            })
+        }));
+        assert!(result.is_err());
+        assert!(v.windows(2).all(|w| w[0].id < w[1].id), "not a subsequence");
+        let left = v.len();
+        assert_eq!(drops.load(Ordering::Relaxed) + left, len);
+        drop(v);
+        assert_eq!(drops.load(Ordering::Relaxed), len);
+    }
+}

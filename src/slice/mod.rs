@@ -1,6 +1,7 @@
 //! Parallel operations on slices: iterators over elements, chunks and windows, and sorts.
 
 mod array_windows;
+mod dedup;
 mod is_sorted;
 mod iter;
 pub(crate) mod sort;
@@ -8,6 +9,7 @@ mod split;
 
 use crate::scheduler::in_pool;
 pub use array_windows::ArrayWindows;
+pub use dedup::ParallelVec;
 pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
     RChunksExactMut, RChunksMut, Windows,
