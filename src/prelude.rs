@@ -25,5 +25,5 @@ pub use crate::iter::{
     IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull, ParallelDrainRange,
     ParallelExtend, ParallelIterator,
 };
-pub use crate::slice::{ParallelSlice, ParallelSliceMut};
+pub use crate::slice::{ParallelSlice, ParallelSliceMut, ParallelVec};
 pub use crate::str::ParallelString;

@@ -1,12 +1,15 @@
 //! Parallel operations on slices: iterators over elements, chunks and windows, and sorts.
 
 mod array_windows;
+mod dedup;
+mod is_sorted;
 mod iter;
 pub(crate) mod sort;
 mod split;
 
 use crate::scheduler::in_pool;
 pub use array_windows::ArrayWindows;
+pub use dedup::ParallelVec;
 pub use iter::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, RChunks, RChunksExact,
     RChunksExactMut, RChunksMut, Windows,
@@ -145,6 +148,58 @@ pub trait ParallelSlice<T: Sync> {
         P: Fn(&T, &T) -> bool + Sync + Send,
     {
         ChunkBy::new(self.as_parallel_slice(), same_group)
+    }
+
+    /// Whether the slice is sorted (`a <= b` for every adjacent pair), as std's
+    /// `slice::is_sorted`, checked in parallel; stops early once a pair out of order is found.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u64> = (0..100_000).collect();
+    /// assert!(v.par_is_sorted());
+    /// assert!(![1.0, f64::NAN, 2.0].par_is_sorted());
+    /// assert!(Vec::<u8>::new().par_is_sorted());
+    /// ```
+    fn par_is_sorted(&self) -> bool
+    where
+        T: PartialOrd,
+    {
+        is_sorted::is_sorted_by(self.as_parallel_slice(), &|a: &T, b: &T| a <= b)
+    }
+
+    /// Whether `in_order(a, b)` holds for every adjacent pair `(a, b)`, as std's
+    /// `slice::is_sorted_by` (whose closure returns `bool` since Rust 1.82), checked in
+    /// parallel with an early exit. Unlike std's `FnMut`, `in_order` is `Fn + Sync`: it is
+    /// called from several threads, and the pairs are not visited in order.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<i32> = (0..100_000).rev().collect();
+    /// assert!(v.par_is_sorted_by(|a, b| a >= b));
+    /// assert!(![1, 3, 2].par_is_sorted_by(|a, b| a <= b));
+    /// ```
+    fn par_is_sorted_by<F>(&self, in_order: F) -> bool
+    where
+        F: Fn(&T, &T) -> bool + Sync,
+    {
+        is_sorted::is_sorted_by(self.as_parallel_slice(), &in_order)
+    }
+
+    /// Whether the keys `key(x)` are sorted (`<=`), as std's `slice::is_sorted_by_key`,
+    /// checked in parallel with an early exit. `key` is `Fn + Sync` and is called about once
+    /// per element.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// assert!(["c", "bb", "aaa"].par_is_sorted_by_key(|s| s.len()));
+    /// assert!(![-3i32, 1, 2].par_is_sorted_by_key(|x| x.unsigned_abs()));
+    /// ```
+    fn par_is_sorted_by_key<K, F>(&self, key: F) -> bool
+    where
+        K: PartialOrd,
+        F: Fn(&T) -> K + Sync,
+    {
+        is_sorted::is_sorted_by_key(self.as_parallel_slice(), &key)
     }
 }
 

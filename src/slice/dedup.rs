@@ -1,0 +1,378 @@
+//! `par_dedup`, `par_dedup_by` and `par_dedup_by_key` on `Vec`: std's `Vec::dedup*` in
+//! parallel, in three steps.
+//!
+//! 1. The vector is cut by length into blocks, and every block removes its own consecutive
+//!    duplicates in parallel, keeping the first of each run and compacting what it keeps to
+//!    the block's front (std's algorithm, one block each).
+//! 2. On the calling thread, each block's first kept element is compared with the last kept
+//!    element before the block, and removed if they are in the same bucket: one call of
+//!    `same_bucket` per block. When `same_bucket` is an equivalence relation (the intended use,
+//!    as with std), nothing else can change: a block's later kept elements differ from its
+//!    first, hence from the element before the block.
+//! 3. The kept runs are copied into a new buffer of the same capacity, in parallel, at offsets
+//!    from a prefix sum of their lengths (the runs overlap the old positions of other blocks,
+//!    so they cannot move in place in parallel). Nothing is copied when nothing was removed.
+//!
+//! Panic safety: while the steps run, the vector's length is 0 and every block records, in
+//! its guard, which of its slots hold live elements (a block that never ran: all of them).
+//! If `same_bucket` (or a removed element's `Drop`) panics, every block's guard still closes
+//! the gap it was making, step 3 collects the live elements, and the panic goes on to the
+//! caller: the vector then holds a subsequence of its input (each kept element in its latest
+//! state), and every other element was dropped exactly once.
+
+use crate::iter::{IntoParallelIterator, ParallelIterator};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Vectors shorter than this are deduplicated by std on the calling thread: below it the
+/// work (a few microseconds) does not pay for waking a thread.
+const SEQUENTIAL_LEN: usize = 1 << 15;
+
+/// Blocks per thread: a few, so a thread whose blocks remove little is not left idle.
+const BLOCKS_PER_THREAD: usize = 4;
+
+/// The smallest block: every block costs one serial `same_bucket` call in step 2.
+const MIN_BLOCK: usize = 1 << 12;
+
+/// Parallel methods of `Vec` that need to own its buffer: std's `dedup` family.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let mut v: Vec<u32> = (0..100_000).map(|x| x / 10).collect();
+/// v.par_dedup();
+/// assert_eq!(v, (0..10_000).collect::<Vec<_>>());
+/// ```
+pub trait ParallelVec<T: Send> {
+    /// Removes consecutive repeated elements (by `==`), keeping the first of each run, as
+    /// std's `Vec::dedup`. The capacity is kept.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = vec![1, 2, 2, 3, 2, 2, 2];
+    /// v.par_dedup();
+    /// assert_eq!(v, [1, 2, 3, 2]);
+    /// ```
+    fn par_dedup(&mut self)
+    where
+        T: PartialEq;
+
+    /// Removes every element `a` for which `same_bucket(a, b)` holds, `b` being the element
+    /// kept before it, as std's `Vec::dedup_by` (same argument order: the later element
+    /// first). `same_bucket` may move data between the two (say, add `a`'s count into `b`).
+    ///
+    /// `same_bucket` is `Fn + Sync` (it runs on several threads) and must be an equivalence
+    /// relation (symmetric and transitive on the elements it sees), as in std's intended
+    /// use: then the result is std's. For a relation that is not (`|a, b| a - b < 3`), each
+    /// block of the vector is deduplicated as by std and the blocks' first elements are
+    /// checked against the element before them, which may keep elements std would remove.
+    /// A fold inside `same_bucket` (`b.count += a.count`) must be associative, as the
+    /// elements of a run may be folded block by block.
+    ///
+    /// If `same_bucket` panics, the panic reaches the caller and the vector holds a
+    /// subsequence of its elements; all others are dropped, each exactly once.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = vec!["foo", "bar", "Bar", "baz", "bar"];
+    /// v.par_dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+    /// assert_eq!(v, ["foo", "bar", "baz", "bar"]);
+    ///
+    /// // Merging each run into its first element: counts of runs.
+    /// let mut runs: Vec<(char, u32)> = "aaabccdd".chars().map(|c| (c, 1)).collect();
+    /// runs.par_dedup_by(|a, b| a.0 == b.0 && { b.1 += a.1; true });
+    /// assert_eq!(runs, [('a', 3), ('b', 1), ('c', 2), ('d', 2)]);
+    /// ```
+    fn par_dedup_by<F>(&mut self, same_bucket: F)
+    where
+        F: Fn(&mut T, &mut T) -> bool + Sync;
+
+    /// Removes consecutive elements whose keys are equal, keeping the first of each run, as
+    /// std's `Vec::dedup_by_key`. `key` is `Fn + Sync`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = vec![10, 20, 21, 30, 20];
+    /// v.par_dedup_by_key(|x| *x / 10);
+    /// assert_eq!(v, [10, 20, 30, 20]);
+    /// ```
+    fn par_dedup_by_key<K, F>(&mut self, key: F)
+    where
+        K: PartialEq,
+        F: Fn(&mut T) -> K + Sync,
+    {
+        self.par_dedup_by(|a, b| key(a) == key(b))
+    }
+}
+
+impl<T: Send> ParallelVec<T> for Vec<T> {
+    fn par_dedup(&mut self)
+    where
+        T: PartialEq,
+    {
+        dedup_by(self, &|a: &mut T, b: &mut T| a == b)
+    }
+
+    fn par_dedup_by<F>(&mut self, same_bucket: F)
+    where
+        F: Fn(&mut T, &mut T) -> bool + Sync,
+    {
+        dedup_by(self, &same_bucket)
+    }
+}
+
+fn dedup_by<T, F>(v: &mut Vec<T>, same_bucket: &F)
+where
+    T: Send,
+    F: Fn(&mut T, &mut T) -> bool + Sync,
+{
+    let threads = crate::current_num_threads();
+    if v.len() < SEQUENTIAL_LEN || threads == 1 {
+        v.dedup_by(|a, b| same_bucket(a, b));
+        return;
+    }
+    let block = v.len().div_ceil(threads * BLOCKS_PER_THREAD).max(MIN_BLOCK);
+    crate::scheduler::in_pool(|| dedup_in_blocks(v, same_bucket, block));
+}
+
+/// A raw pointer to the vector's buffer that the blocks share; each block touches only its
+/// own slots, and step 3 only reads.
+struct BufferPtr<T>(*mut T);
+
+impl<T> Clone for BufferPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for BufferPtr<T> {}
+
+// SAFETY: the pointer is used to move `T`s between threads (each slot by one thread at a
+// time), which `T: Send` allows.
+unsafe impl<T: Send> Send for BufferPtr<T> {}
+// SAFETY: as for `Send`: threads sharing it touch disjoint slots.
+unsafe impl<T: Send> Sync for BufferPtr<T> {}
+
+/// Steps 1 to 3 with blocks of `block` elements (`block >= 1`).
+fn dedup_in_blocks<T, F>(v: &mut Vec<T>, same_bucket: &F, block: usize)
+where
+    T: Send,
+    F: Fn(&mut T, &mut T) -> bool + Sync,
+{
+    let len = v.len();
+    if len <= 1 {
+        return;
+    }
+    let blocks = len.div_ceil(block);
+    let block_len = |b: usize| block.min(len - b * block);
+    // Block `b`'s live elements are its slots `first[b]..alive_end[b]`.
+    let alive_end: Vec<AtomicUsize> = (0..blocks)
+        .map(|b| AtomicUsize::new(block_len(b)))
+        .collect();
+    let mut first = vec![0usize; blocks];
+    // SAFETY: the elements stay in the buffer; from here on the blocks' records say which
+    // slots hold live elements, and `collect_alive` sets the length back.
+    unsafe { v.set_len(0) };
+    let base = BufferPtr(v.as_mut_ptr());
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        (0..blocks).into_par_iter().for_each(|b| {
+            let base = base;
+            // SAFETY: block `b`'s slots `b * block..` (`block_len(b)` of them) are live and
+            // touched by this call only.
+            unsafe {
+                dedup_block(
+                    base.0.add(b * block),
+                    block_len(b),
+                    &alive_end[b],
+                    same_bucket,
+                )
+            };
+        });
+        let mut last_kept: Option<usize> = None;
+        for (b, first) in first.iter_mut().enumerate() {
+            let start = b * block;
+            if let Some(last) = last_kept {
+                // SAFETY: `start` is the live first slot of block `b` (a block keeps its first
+                // element), `last` a live slot of an earlier block: two distinct live slots.
+                unsafe {
+                    let current = base.0.add(start);
+                    if same_bucket(&mut *current, &mut *base.0.add(last)) {
+                        // Recorded before the drop, so a panicking `Drop` is not run twice.
+                        *first = 1;
+                        ptr::drop_in_place(current);
+                    }
+                }
+            }
+            let end = alive_end[b].load(Ordering::Relaxed);
+            if end > *first {
+                last_kept = Some(start + end - 1);
+            }
+        }
+    }));
+    // SAFETY: every block's guard has run (the parallel loop returns or unwinds only after
+    // all its leaves are done), so `first` and `alive_end` describe the live slots exactly.
+    unsafe { collect_alive(v, base, block, &first, &alive_end) };
+    if let Err(panic) = outcome {
+        resume_unwind(panic);
+    }
+}
+
+/// Std's dedup on one block, compacting the kept elements to its front; on return or unwind
+/// `alive_end` holds the count of live elements at the block's front.
+///
+/// # Safety
+///
+/// `block[..len]` are live elements, `len >= 1`, touched by no one else during the call.
+unsafe fn dedup_block<T, F>(block: *mut T, len: usize, alive_end: &AtomicUsize, same_bucket: &F)
+where
+    F: Fn(&mut T, &mut T) -> bool,
+{
+    /// Slots `..write` are kept, `write..read` are gaps (moved or dropped), `read..len` are
+    /// not yet looked at. On drop it closes the gap.
+    struct Gap<'a, T> {
+        block: *mut T,
+        read: usize,
+        write: usize,
+        len: usize,
+        alive_end: &'a AtomicUsize,
+    }
+    impl<T> Drop for Gap<'_, T> {
+        fn drop(&mut self) {
+            let rest = self.len - self.read;
+            // SAFETY: `read..len` are live and `write <= read`: moving them down to `write`
+            // (overlapping, hence `copy`) leaves `..write + rest` live.
+            unsafe { ptr::copy(self.block.add(self.read), self.block.add(self.write), rest) };
+            self.alive_end.store(self.write + rest, Ordering::Relaxed);
+        }
+    }
+    let mut gap = Gap {
+        block,
+        read: 1,
+        write: 1,
+        len,
+        alive_end,
+    };
+    while gap.read < gap.len {
+        // SAFETY: `read` is live and not yet looked at; `write - 1` is the last kept slot,
+        // live and distinct from `read` (`write <= read`).
+        unsafe {
+            let current = block.add(gap.read);
+            let kept = block.add(gap.write - 1);
+            if same_bucket(&mut *current, &mut *kept) {
+                gap.read += 1;
+                ptr::drop_in_place(current);
+            } else {
+                if gap.read != gap.write {
+                    ptr::copy_nonoverlapping(current, block.add(gap.write), 1);
+                }
+                gap.write += 1;
+                gap.read += 1;
+            }
+        }
+    }
+}
+
+/// Step 3: moves the live runs together (into a new buffer of the same capacity, unless
+/// nothing was removed) and sets the vector's length.
+///
+/// # Safety
+///
+/// `v` has length 0 and its buffer `base`; block `b`'s slots `first[b]..alive_end[b]`
+/// (counted from `b * block`) are exactly the live elements, and nothing else touches them.
+unsafe fn collect_alive<T: Send>(
+    v: &mut Vec<T>,
+    base: BufferPtr<T>,
+    block: usize,
+    first: &[usize],
+    alive_end: &[AtomicUsize],
+) {
+    let blocks = first.len();
+    let mut offsets = Vec::with_capacity(blocks + 1);
+    let mut total = 0;
+    offsets.push(0);
+    let mut contiguous = true;
+    for b in 0..blocks {
+        let end = alive_end[b].load(Ordering::Relaxed);
+        contiguous &= first[b] == 0 && (b + 1 == blocks || end == block);
+        total += end - first[b];
+        offsets.push(total);
+    }
+    if contiguous {
+        // SAFETY: the live slots are exactly `..total`.
+        unsafe { v.set_len(total) };
+        return;
+    }
+    let mut fresh: Vec<T> = Vec::with_capacity(v.capacity());
+    let to = BufferPtr(fresh.as_mut_ptr());
+    (0..blocks).into_par_iter().for_each(|b| {
+        let (base, to) = (base, to);
+        // SAFETY: block `b`'s live run goes to `offsets[b]..offsets[b + 1]` of the new buffer
+        // (capacity >= total), disjoint from every other block's; the buffers are distinct.
+        unsafe {
+            ptr::copy_nonoverlapping(
+                base.0.add(b * block + first[b]),
+                to.0.add(offsets[b]),
+                offsets[b + 1] - offsets[b],
+            )
+        };
+    });
+    // SAFETY: the new buffer's `..total` now hold the live elements, moved; the old buffer
+    // (length 0) is freed without dropping anything.
+    unsafe { fresh.set_len(total) };
+    *v = fresh;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+
+    #[test]
+    fn every_block_size_agrees_with_std() {
+        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        pool.install(|| {
+            for len in 0..60u32 {
+                let input: Vec<u32> = (0..len).map(|i| (i * 7 % 11) / 4).collect();
+                let mut expected = input.clone();
+                expected.dedup();
+                for block in 1..8 {
+                    let mut got = input.clone();
+                    dedup_in_blocks(&mut got, &|a: &mut u32, b: &mut u32| a == b, block);
+                    assert_eq!(got, expected, "len {len}, block {block}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn merging_runs_across_blocks() {
+        let input: Vec<(u8, u32)> = (0..1000u32).map(|i| ((i / 37) as u8, 1)).collect();
+        let mut expected = input.clone();
+        expected.dedup_by(|a, b| {
+            a.0 == b.0 && {
+                b.1 += a.1;
+                true
+            }
+        });
+        for block in [1, 5, 36, 37, 38, 999] {
+            let mut got = input.clone();
+            let merge = |a: &mut (u8, u32), b: &mut (u8, u32)| {
+                a.0 == b.0 && {
+                    b.1 += a.1;
+                    true
+                }
+            };
+            dedup_in_blocks(&mut got, &merge, block);
+            assert_eq!(got, expected, "block {block}");
+        }
+    }
+
+    #[test]
+    fn capacity_is_kept() {
+        let mut v: Vec<u32> = Vec::with_capacity(500);
+        v.extend((0..300).map(|i| i / 3));
+        dedup_in_blocks(&mut v, &|a: &mut u32, b: &mut u32| a == b, 16);
+        assert_eq!(v, (0..100).collect::<Vec<_>>());
+        assert!(v.capacity() >= 500);
+    }
+}
