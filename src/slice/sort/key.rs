@@ -83,21 +83,18 @@ unsafe impl RadixKey for f32 {
     }
 }
 
-/// `TypeId` of a type that need not be `'static`.
+/// `TypeId` of a type that need not be `'static`, with its lifetimes erased.
 ///
 /// A type-erased `PhantomData<T>` answers `TypeId::of::<T>()` through a method that demands
 /// `Self: 'static`; the trait object's lifetime bound is widened to `'static` to call it. This
-/// is the technique of dtolnay's `typeid` crate.
+/// is the technique of dtolnay's `typeid` crate. Lifetimes are erased before code generation,
+/// so the method body is the same code for every lifetime, and it touches no data (the
+/// receiver is a zero-sized `PhantomData`).
 ///
-/// Soundness: lifetimes are erased before code generation, so the method body is the same code
-/// for every lifetime, and it touches no data (the receiver is a zero-sized `PhantomData`).
-/// The answer is the `TypeId` of `T` with its lifetimes erased. Here it is compared with the
-/// `TypeId` of a primitive that has no lifetime parameters; a type equal to such a primitive
-/// after erasure *is* that primitive, so the cast in `try_radix_sort` is an identity.
-/// `strings::byte_view` also compares it with `&'static str` and `&'static [u8]`, which
-/// `&'a str` and `&'a [u8]` match for every `'a`: it reads such an element as a raw pointer
-/// and claims no lifetime for it.
-pub(super) fn type_id_of<T: ?Sized>() -> TypeId {
+/// Private to this module: the answer means "`T` is `U`" only where `U` has no lifetime
+/// parameters ([`LifetimeFree`]), and the casts below are the only uses of it that a cast
+/// depends on.
+fn type_id_of<T: ?Sized>() -> TypeId {
     trait NonStaticAny {
         fn type_id(&self) -> TypeId
         where
@@ -121,8 +118,89 @@ pub(super) fn type_id_of<T: ?Sized>() -> TypeId {
     object.type_id()
 }
 
-/// Whether `T` is exactly `U`, where `U` has no lifetime parameters.
+/// Types without lifetime parameters, which the sorts recognise behind a generic `T`: a type
+/// whose `TypeId` with lifetimes erased ([`type_id_of`]) is that of such a type *is* that type,
+/// so the casts below change nothing. Sealed: implemented here, for these types only (a type
+/// with a lifetime parameter cannot be added by mistake elsewhere).
+pub(super) trait LifetimeFree: sealed::Sealed + 'static {}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! lifetime_free {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl LifetimeFree for $t {}
+    )*};
+}
+lifetime_free!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, char, f32, f64);
+lifetime_free!(String, Vec<u8>, Box<str>, Box<[u8]>);
+
+/// Whether `T` is `U`.
 #[inline]
-pub(super) fn is_type<T, U: 'static>() -> bool {
+pub(super) fn is_type<T, U: LifetimeFree>() -> bool {
     type_id_of::<T>() == TypeId::of::<U>()
+}
+
+/// `v` as a slice of `U`, if `T` is `U`.
+#[inline]
+pub(super) fn cast_slice_mut<T, U: LifetimeFree>(v: &mut [T]) -> Option<&mut [U]> {
+    // SAFETY: `T` is `U` (`LifetimeFree`), so the cast changes nothing.
+    is_type::<T, U>().then(|| unsafe { &mut *(v as *mut [T] as *mut [U]) })
+}
+
+/// `x` as a `U`, if `T` is `U`. The per-element form of [`cast_slice_mut`]: the test folds to
+/// a constant for each `T`.
+#[inline]
+pub(super) fn cast_ref<T, U: LifetimeFree>(x: &T) -> Option<&U> {
+    // SAFETY: as in `cast_slice_mut`.
+    is_type::<T, U>().then(|| unsafe { &*(x as *const T).cast::<U>() })
+}
+
+/// `x` as a `U`, if `T` is `U`; else `x` back.
+#[inline]
+pub(super) fn cast_value<T, U: LifetimeFree>(x: T) -> Result<U, T> {
+    if !is_type::<T, U>() {
+        return Err(x);
+    }
+    let x = std::mem::ManuallyDrop::new(x);
+    // SAFETY: `T` is `U`, so this moves the value unchanged (`x` is not dropped).
+    Ok(unsafe { std::mem::transmute_copy::<T, U>(&x) })
+}
+
+/// Whether `F` is the type of the function item `item`, or a reference (of any lifetime) to
+/// it, or to such a reference. A function item type names exactly one function; for one
+/// without generic parameters (`f64::total_cmp`) it is `'static`. Nothing is cast on this
+/// answer: it only chooses an algorithm.
+pub(super) fn is_fn_item<F, G: 'static>(_item: G) -> bool {
+    let f = type_id_of::<F>();
+    f == TypeId::of::<G>() || f == TypeId::of::<&G>() || f == TypeId::of::<&&G>()
+}
+
+/// Whether `T` is `&str` or `&[u8]` of some lifetime ([`borrowed_bytes`]).
+#[inline]
+pub(super) fn is_borrowed_bytes<T>() -> bool {
+    let id = type_id_of::<T>();
+    id == TypeId::of::<&'static str>() || id == TypeId::of::<&'static [u8]>()
+}
+
+/// The bytes of `x`, if `T` is `&str` or `&[u8]` of any lifetime: the borrowed byte strings,
+/// which no [`LifetimeFree`] type stands for. `T` is then `&'a str` (or `&'a [u8]`) for some
+/// `'a` that outlives the borrow `'x` of `x` (`T: 'x`), so `x` is read as a `&'x &'x str`:
+/// shared references are covariant, which makes that view a subtype of the real one; nothing
+/// is claimed for longer than `'x`.
+#[inline]
+pub(super) fn borrowed_bytes<T>(x: &T) -> Option<&[u8]> {
+    let id = type_id_of::<T>();
+    if id == TypeId::of::<&'static str>() {
+        // SAFETY: `T` is `&'a str` with `'a: 'x` (above); `&'x &'a str` to `&'x &'x str` only
+        // shortens a lifetime inside a shared reference.
+        return Some(unsafe { *(x as *const T).cast::<&str>() }.as_bytes());
+    }
+    if id == TypeId::of::<&'static [u8]>() {
+        // SAFETY: as for `&str`.
+        return Some(unsafe { *(x as *const T).cast::<&[u8]>() });
+    }
+    None
 }

@@ -20,7 +20,7 @@
 //! Radix sort wins on primitive keys because it needs no comparisons and, skipping the bits
 //! that do not differ, few passes; it is only sound for an order it knows, so only `par_sort`
 //! and `par_sort_unstable` take it, after recognising the primitive type (see
-//! `radix::type_id_of` for why that recognition is sound without a `'static` bound), and the
+//! `key::LifetimeFree` for why that recognition is sound without a `'static` bound), and the
 //! `_by` forms when the comparator's type is the function item `f64::total_cmp` or
 //! `f32::total_cmp` (a closure has a type of its own and cannot be recognised).
 //!

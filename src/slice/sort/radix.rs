@@ -36,10 +36,9 @@
 //! a radix sort makes. Then a sample: if it holds few distinct values,
 //! [`super::counting`] counts them and writes the runs, two passes and no scratch buffer.
 
-use std::any::TypeId;
 use std::mem::MaybeUninit;
 
-use super::key::{is_type, type_id_of, RadixKey};
+use super::key::{cast_slice_mut, cast_value, is_fn_item, is_type, RadixKey};
 use super::presorted::{try_par_reverse_descending, FEW_RUNS};
 use super::{poll_scheduler, Tuning};
 
@@ -54,21 +53,19 @@ thread_local! {
 pub(super) fn try_radix_sort<T>(v: &mut [T], tuning: &Tuning) -> bool {
     macro_rules! dispatch {
         ($($t:ty),*) => {$(
-            if is_type::<T, $t>() {
-                // SAFETY: `T` is `$t` (see `type_id_of`), so this cast changes nothing.
-                let v = unsafe { &mut *(v as *mut [T] as *mut [$t]) };
+            if let Some(v) = cast_slice_mut::<T, $t>(v) {
                 radix_sort(v, tuning);
                 return true;
             }
         )*};
     }
     dispatch!(u64, u32, i64, i32, usize, isize, u16, i16, u8, i8);
-    if is_type::<T, char>() {
-        // SAFETY: `T` is `char`, which has the size, alignment and order of its code point, a
-        // `u32`. Sorting only permutes the slice's values, so every element is still a valid
-        // `char` when the borrow ends (and a `u32` view, unlike `char`, may take the scratch
-        // buffer's arbitrary bits).
-        let v = unsafe { &mut *(v as *mut [T] as *mut [u32]) };
+    if let Some(v) = cast_slice_mut::<T, char>(v) {
+        // SAFETY: `char` has the size, alignment and order of its code point, a `u32`.
+        // Sorting only permutes the slice's values, so every element is still a valid `char`
+        // when the borrow ends (and a `u32` view, unlike `char`, may take the scratch buffer's
+        // arbitrary bits).
+        let v = unsafe { &mut *(v as *mut [char] as *mut [u32]) };
         radix_sort(v, tuning);
         return true;
     }
@@ -108,21 +105,18 @@ where
     macro_rules! dispatch {
         ($($t:ty),*) => {$(
             if is_type::<K, $t>() {
-                return Some(all_bits(v, |x: &T| {
-                    let key = f(x);
-                    // SAFETY: `K` is `$t` (see `type_id_of`), so this copies the value
-                    // unchanged; `$t` has no drop glue, so `key` needs no special care.
-                    unsafe { std::mem::transmute_copy::<K, $t>(&key) }.bits()
+                return Some(all_bits(v, |x: &T| match cast_value::<K, $t>(f(x)) {
+                    Ok(key) => key.bits(),
+                    Err(_) => unreachable!("`K` is `{}`", stringify!($t)),
                 }));
             }
         )*};
     }
     dispatch!(u64, u32, i64, i32, usize, isize, u16, i16, u8, i8);
     if is_type::<K, char>() {
-        return Some(all_bits(v, |x: &T| {
-            let key = f(x);
-            // SAFETY: `K` is `char`, as above.
-            u64::from(unsafe { std::mem::transmute_copy::<K, char>(&key) })
+        return Some(all_bits(v, |x: &T| match cast_value::<K, char>(f(x)) {
+            Ok(key) => u64::from(key),
+            Err(_) => unreachable!("`K` is `char`"),
         }));
     }
     None
@@ -172,24 +166,18 @@ pub(super) fn sort_by_key_bits<T: Send>(
 /// (`&F` is `Send` for an `F` that is only `Sync`, as the closure that may carry the sort to a
 /// worker must be): looking for the item type alone missed every call through the public API.
 pub(super) fn try_radix_sort_by<T, F>(v: &mut [T], _compare: &F, tuning: &Tuning) -> bool {
-    /// Whether `F` is the function item `item`'s type, or a reference (of any lifetime,
-    /// `type_id_of`) to it, or to such a reference. (A function item type names exactly one
-    /// function; `total_cmp` has no generic parameters, so its item type is `'static`.)
-    fn is_item<F, G: 'static>(_item: G) -> bool {
-        let f = type_id_of::<F>();
-        f == TypeId::of::<G>() || f == TypeId::of::<&G>() || f == TypeId::of::<&&G>()
+    if is_fn_item::<F, _>(f64::total_cmp) {
+        if let Some(v) = cast_slice_mut::<T, f64>(v) {
+            #[cfg(test)]
+            TOTAL_CMP_RADIX.with(|n| n.set(n.get() + 1));
+            radix_sort(v, tuning);
+            return true;
+        }
     }
-    if is_type::<T, f64>() && is_item::<F, _>(f64::total_cmp) {
-        // SAFETY: `T` is `f64` (see `type_id_of`), so this cast changes nothing.
-        let v = unsafe { &mut *(v as *mut [T] as *mut [f64]) };
-        #[cfg(test)]
-        TOTAL_CMP_RADIX.with(|n| n.set(n.get() + 1));
-        radix_sort(v, tuning);
-        return true;
+    if !is_fn_item::<F, _>(f32::total_cmp) {
+        return false;
     }
-    if is_type::<T, f32>() && is_item::<F, _>(f32::total_cmp) {
-        // SAFETY: `T` is `f32`, as above.
-        let v = unsafe { &mut *(v as *mut [T] as *mut [f32]) };
+    if let Some(v) = cast_slice_mut::<T, f32>(v) {
         #[cfg(test)]
         TOTAL_CMP_RADIX.with(|n| n.set(n.get() + 1));
         radix_sort(v, tuning);

@@ -78,36 +78,26 @@ pub(super) fn byte_view<T>() -> Option<View<T>> {
         ($($u:ty),*) => {$(
             if key::is_type::<T, $u>() {
                 fn view<T>(x: &T) -> &[u8] {
-                    // SAFETY: `byte_view` hands out this function only when `T` is `$u` (see
-                    // `radix::type_id_of`), so the cast changes nothing.
-                    let x = unsafe { &*(x as *const T).cast::<$u>() };
-                    x.bytes()
+                    match key::cast_ref::<T, $u>(x) {
+                        Some(x) => x.bytes(),
+                        None => unreachable!("`byte_view` checked that `T` is `{}`", stringify!($u)),
+                    }
                 }
                 return Some(view::<T>);
             }
         )*};
     }
     owned!(String, Vec<u8>, Box<str>, Box<[u8]>);
-    // `&'a str` and `&'a [u8]` for any `'a`: `type_id_of` erases lifetimes. The reference is
-    // read as a raw pointer, so no lifetime is claimed; the bytes are returned for the borrow
-    // of `x`, which the referent outlives (`T: 'x` because `x: &'x T`).
-    macro_rules! borrowed {
-        ($($u:ty),*) => {$(
-            if key::is_type::<T, &'static $u>() {
-                fn view<T>(x: &T) -> &[u8] {
-                    // SAFETY: `byte_view` hands out this function only when `T` is `&$u` (for
-                    // some lifetime), which has the layout of `*const $u`; reading it copies
-                    // the pointer.
-                    let raw = unsafe { (x as *const T).cast::<*const $u>().read() };
-                    // SAFETY: `raw` came from a live shared reference whose referent outlives
-                    // the borrow of `x`; `str` has the layout of `[u8]`.
-                    unsafe { &*(raw as *const [u8]) }
-                }
-                return Some(view::<T>);
+    // `&'a str` and `&'a [u8]` for any `'a` (`key::borrowed_bytes`).
+    if key::is_borrowed_bytes::<T>() {
+        fn view<T>(x: &T) -> &[u8] {
+            match key::borrowed_bytes(x) {
+                Some(bytes) => bytes,
+                None => unreachable!("`byte_view` checked that `T` is `&str` or `&[u8]`"),
             }
-        )*};
+        }
+        return Some(view::<T>);
     }
-    borrowed!(str, [u8]);
     None
 }
 
