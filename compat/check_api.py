@@ -12,6 +12,9 @@ to resolve the re-exports). For each pair it compares:
 - every trait's associated items, with their required/provided status, and each struct's or
   enum's inherent methods (missing ones fail; extra ones are listed, not failed: blitz-par's
   methods on shared types and traits stay visible through the re-exports);
+- in `iter::plumbing` (which other crates implement), the signatures of the functions and of
+  every trait's items and bounds, with rustdoc's ids and crate prefixes left out;
+- that types rayon keeps apart are not one type here (an alias, or one type at two paths);
 - that each trait rayon seals (a hidden required method, or a supertrait that is not publicly
   reachable) is sealed in the compatibility crate too.
 
@@ -262,6 +265,22 @@ class Entry:
         return False
 
 
+def signature(value):
+    """A signature with rustdoc's ids and paths' crate prefixes left out, for comparison."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in ("id", "span", "docs", "links", "attrs", "has_body", "default"):
+                continue
+            if key == "path" and isinstance(item, str):
+                item = item.rsplit("::", 1)[-1]
+            out[key] = signature(item)
+        return out
+    if isinstance(value, list):
+        return [signature(v) for v in value]
+    return value
+
+
 def compare(real, compat, report):
     """Compare one real crate with its compatibility twin; append failures to report."""
     real_items = real.public()
@@ -311,6 +330,31 @@ def compare(real, compat, report):
                 notes.append(f"extra {'hidden ' if ghidden else ''}{gkind}: {shown}::{member}")
         if want.kind == "trait" and want.sealed() and not got.sealed():
             failures.append(f"unsealed: {shown} (sealed in rayon)")
+    # iter::plumbing is implemented by other crates (ndarray, hashbrown, indicatif, ...): its
+    # functions and trait methods must have rayon's signatures exactly.
+    for path, want in real_items.items():
+        if path[1:3] != ("iter", "plumbing") or want.item is None or want.kind == "module":
+            continue
+        got = compat_items.get((compat.name,) + path[1:])
+        if got is None or got.item is None or got.kind != want.kind:
+            continue
+        name = "::".join((compat.name,) + path[1:])
+        pairs = [] if want.kind == "trait" else [(name, want.item, got.item)]
+        if want.kind == "trait":
+            theirs = {m["name"]: m for m in map(want.crate.item, want.item["inner"]["trait"]["items"]) if m}
+            ours = {m["name"]: m for m in map(got.crate.item, got.item["inner"]["trait"]["items"]) if m}
+            pairs += [(f"{name}::{m}", theirs[m], ours[m]) for m in theirs if m in ours]
+            pairs.append((name + " (bounds)", want.item["inner"]["trait"]["bounds"], got.item["inner"]["trait"]["bounds"]))
+            pairs.append((name + " (generics)", want.item["inner"]["trait"]["generics"], got.item["inner"]["trait"]["generics"]))
+        for label, a, b in pairs:
+            if isinstance(a, dict) and "inner" in a:
+                a, b = a["inner"], b["inner"]
+            if signature(a) != signature(b):
+                failures.append(f"signature: {label} differs from rayon's")
+                if os.environ.get("CHECK_API_VERBOSE"):
+                    failures.append(f"    rayon's: {json.dumps(signature(a))}")
+                    failures.append(f"    here:    {json.dumps(signature(b))}")
+
     # Types rayon keeps apart must not be one type here (an alias, or one re-export at two paths).
     by_identity = {}
     for path, want in real_items.items():
