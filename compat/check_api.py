@@ -15,6 +15,9 @@ to resolve the re-exports). For each pair it compares:
 - in `iter::plumbing` (which other crates implement), the signatures of the functions and of
   every trait's items and bounds, with rustdoc's ids and crate prefixes left out;
 - that types rayon keeps apart are not one type here (an alias, or one type at two paths);
+- the impls of rayon's traits (which types are parallel iterators, collect, extend, ...), each
+  named coarsely (`ParallelIterator for vec::IntoIter<_>`); an impl generic over the trait's
+  parameter stands for rayon's impls for each parameter;
 - that each trait rayon seals (a hidden required method, or a supertrait that is not publicly
   reachable) is sealed in the compatibility crate too.
 
@@ -281,6 +284,63 @@ def signature(value):
     return value
 
 
+NAMES = {}
+
+
+def coarse(ty):
+    """A type with its generic parameters and lifetimes left out: `Vec<_>`, `&mut [_]`; a type
+    of the crates compared is named by its public path (`NAMES`: (crate, id) -> path)."""
+    if not isinstance(ty, dict):
+        return "?"
+    kind, body = next(iter(ty.items()))
+    if kind == "resolved_path":
+        name = NAMES.get(body.get("id"), body["path"].rsplit("::", 1)[-1])
+        return name + coarse_args(body.get("args"))
+    if kind == "generic":
+        return "_"
+    if kind == "primitive":
+        return body
+    if kind == "borrowed_ref":
+        return "&" + ("mut " if body.get("is_mutable") else "") + coarse(body["type"])
+    if kind == "slice":
+        return "[" + coarse(body) + "]"
+    if kind == "array":
+        return "[" + coarse(body["type"]) + "; N]"
+    if kind == "tuple":
+        return "(" + ", ".join(coarse(t) for t in body) + ")"
+    return "_"
+
+
+def coarse_args(args):
+    if not args or "angle_bracketed" not in args:
+        return ""
+    parts = []
+    for arg in args["angle_bracketed"]["args"]:
+        if "type" in arg:
+            parts.append(coarse(arg["type"]))
+        elif "const" in arg:
+            parts.append("N")
+    for constraint in args["angle_bracketed"].get("constraints", []):
+        binding = constraint.get("binding", {})
+        if "equality" in binding and "type" in binding["equality"]:
+            parts.append(constraint["name"] + "=" + coarse(binding["equality"]["type"]))
+    return "<" + ", ".join(parts) + ">" if parts else ""
+
+
+def trait_impls(entry):
+    """The coarse `Trait<..> for Type` of every impl of a trait that its crate holds."""
+    out = set()
+    for impl_id in entry.item["inner"]["trait"].get("implementations", []):
+        impl = entry.crate.item(impl_id)
+        if impl is None:
+            continue
+        body = impl["inner"]["impl"]
+        if body.get("is_synthetic") or body.get("blanket_impl") is not None:
+            continue
+        out.add(entry.item["name"] + coarse_args(body["trait"].get("args")) + " for " + coarse(body["for"]))
+    return out
+
+
 def compare(real, compat, report):
     """Compare one real crate with its compatibility twin; append failures to report."""
     real_items = real.public()
@@ -354,6 +414,36 @@ def compare(real, compat, report):
                 if os.environ.get("CHECK_API_VERBOSE"):
                     failures.append(f"    rayon's: {json.dumps(signature(a))}")
                     failures.append(f"    here:    {json.dumps(signature(b))}")
+
+    # The impls of rayon's traits: every type rayon makes a parallel iterator (or collects,
+    # extends, ...) is one here too. Types are named by their public paths in each crate.
+    def names(crate, items):
+        table = {}
+        for p, e in sorted(items.items(), key=lambda pe: len(pe[0])):
+            if e.item is not None and e.crate is crate and e.kind in ("struct", "enum"):
+                table.setdefault(e.item["id"], "::".join(p[1:]))
+        return table
+
+    want_names = names(real, real_items)
+    for path, want in real_items.items():
+        got = compat_items.get((compat.name,) + path[1:])
+        if want.kind != "trait" or got is None or got.kind != "trait" or want.item is None or got.item is None:
+            continue
+        if path[-2] == "prelude":
+            continue
+        NAMES.clear()
+        NAMES.update(want.crate is real and want_names or names(want.crate, real_items))
+        theirs = trait_impls(want)
+        NAMES.clear()
+        NAMES.update(names(got.crate, compat_items))
+        ours = trait_impls(got)
+        # An impl generic over the trait's parameters (`FromParallelIterator<_> for Box<str>`,
+        # with a where clause) stands for rayon's impls of it for each parameter.
+        generic = {i.split(" for ", 1)[1] for i in ours if i.split(" for ", 1)[0].endswith("<_>")}
+        for impl in sorted(theirs - ours):
+            if impl.split(" for ", 1)[1] in generic:
+                continue
+            failures.append(f"missing impl: {impl} (of {'::'.join((compat.name,) + path[1:])})")
 
     # Types rayon keeps apart must not be one type here (an alias, or one re-export at two paths).
     by_identity = {}
