@@ -57,11 +57,8 @@ pub mod range_inclusive {
 /// assert_eq!(it.count(), 1);
 /// ```
 pub mod option {
+    pub use crate::iter::sources::{OptionIter as Iter, OptionIterMut as IterMut};
     pub use crate::iter::sources::OptionIntoIter as IntoIter;
-    /// The iterator of `Option::par_iter`.
-    pub type Iter<'a, T> = crate::iter::sources::OptionIntoIter<&'a T>;
-    /// The iterator of `Option::par_iter_mut`.
-    pub type IterMut<'a, T> = crate::iter::sources::OptionIntoIter<&'a mut T>;
 }
 
 /// Parallel iterators of `Result` (rayon's `rayon::result`): the `Ok` value, if any.
@@ -73,11 +70,9 @@ pub mod option {
 /// assert_eq!(it.count(), 1);
 /// ```
 pub mod result {
-    pub use crate::iter::sources::OptionIntoIter as IntoIter;
-    /// The iterator of `Result::par_iter`.
-    pub type Iter<'a, T> = crate::iter::sources::OptionIntoIter<&'a T>;
-    /// The iterator of `Result::par_iter_mut`.
-    pub type IterMut<'a, T> = crate::iter::sources::OptionIntoIter<&'a mut T>;
+    pub use crate::iter::sources::{
+        ResultIntoIter as IntoIter, ResultIter as Iter, ResultIterMut as IterMut,
+    };
 }
 
 /// Parallel iterators of `String` (rayon's `rayon::string`).

@@ -12,14 +12,15 @@ use crate::iter::ParallelIterator;
 
 /// A char pattern for the `par_split` and `par_matches` families: a `char`, a slice or array of
 /// chars (any of them), or a predicate `Fn(char) -> bool + Sync + Send`. (rayon's `Pattern`;
-/// std's `&str` patterns are not supported, as in rayon.)
+/// std's `&str` patterns are not supported, as in rayon.) Sealed, as rayon's is: only these
+/// types implement it.
 ///
 /// ```
 /// use blitz_par::prelude::*;
 /// assert_eq!("a-b_c".par_split(&['-', '_'][..]).count(), 3);
 /// assert_eq!("a-b_c".par_split(|c: char| !c.is_alphabetic()).count(), 3);
 /// ```
-pub trait Pattern: Sync + Send {
+pub trait Pattern: sealed::Sealed + Sync + Send {
     /// Whether `c` matches.
     fn matches_char(&self, c: char) -> bool;
 
@@ -42,6 +43,18 @@ pub trait Pattern: Sync + Send {
             fold_split_pieces(text.split(matches), folder, terminator)
         }
     }
+}
+
+/// Keeps [`Pattern`] to the types this module implements it for.
+mod sealed {
+    /// Implemented exactly where `Pattern` is.
+    pub trait Sealed {}
+    impl Sealed for char {}
+    impl Sealed for super::Whitespace {}
+    impl Sealed for &[char] {}
+    impl<const N: usize> Sealed for [char; N] {}
+    impl<const N: usize> Sealed for &[char; N] {}
+    impl<F: Fn(char) -> bool + Sync + Send> Sealed for F {}
 }
 
 /// Folds the pieces of a `split` into `folder`; with `terminator`, a final empty piece (the
@@ -101,14 +114,8 @@ impl Pattern for char {
 /// The separator of [`ParallelString::par_split_whitespace`] (Unicode whitespace) and
 /// [`ParallelString::par_split_ascii_whitespace`] (ASCII whitespace): a pattern whose test is
 /// inlined into the leaf loop, where a function pointer would be called at every char.
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let w: blitz_par::str::SplitWhitespace<'_> = "a\u{2003}b".par_split_whitespace();
-/// assert_eq!(w.collect::<Vec<_>>(), ["a", "b"]);
-/// ```
 #[derive(Clone, Copy, Debug)]
-pub struct Whitespace {
+struct Whitespace {
     ascii: bool,
 }
 
@@ -351,12 +358,12 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "", "c"]);
     /// ```
     fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
-        Split {
+        Split(SplitParts {
             text: self.as_parallel_string(),
             separator,
             terminator: false,
             inclusive: false,
-        }
+        })
     }
 
     /// The pieces ending at each match of `separator`, the match included (as
@@ -368,12 +375,12 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a\n", "b\n", "\n", "c"]);
     /// ```
     fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
-        Split {
+        SplitInclusive(SplitParts {
             text: self.as_parallel_string(),
             separator,
             terminator: false,
             inclusive: true,
-        }
+        })
     }
 
     /// The pieces between matches of `terminator`, without a final empty piece (as
@@ -385,12 +392,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
-        Split {
-            text: self.as_parallel_string(),
-            separator: terminator,
-            terminator: true,
-            inclusive: false,
-        }
+        SplitTerminator(split_parts(self.as_parallel_string(), terminator, true))
     }
 
     /// The lines, without their `\n` or `\r\n` (as `str::lines`).
@@ -401,7 +403,7 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "", "c"]);
     /// ```
     fn par_lines(&self) -> Lines<'_> {
-        Lines(self.par_split_terminator('\n'))
+        Lines(split_parts(self.as_parallel_string(), '\n', true))
     }
 
     /// The non-empty pieces between whitespace (as `str::split_whitespace`).
@@ -412,7 +414,8 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "c"]);
     /// ```
     fn par_split_whitespace(&self) -> SplitWhitespace<'_> {
-        SplitWhitespace(self.par_split(Whitespace { ascii: false }))
+        let ws = Whitespace { ascii: false };
+        SplitWhitespace(split_parts(self.as_parallel_string(), ws, false))
     }
 
     /// The non-empty pieces between ASCII whitespace (as `str::split_ascii_whitespace`).
@@ -423,7 +426,8 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
-        SplitWhitespace(self.par_split(Whitespace { ascii: true }))
+        let ws = Whitespace { ascii: true };
+        SplitAsciiWhitespace(split_parts(self.as_parallel_string(), ws, false))
     }
 
     /// The matches of `pattern` (as `str::matches`; every match is one char).
@@ -478,7 +482,7 @@ fn not_empty(piece: &&str) -> bool {
 /// ```
 #[derive(Clone, Debug)]
 #[must_use = "iterator adapters are lazy"]
-pub struct Lines<'a>(Split<'a, char>);
+pub struct Lines<'a>(SplitParts<'a, char>);
 
 impl<'a> ParallelIterator for Lines<'a> {
     type Item = &'a str;
@@ -489,8 +493,7 @@ impl<'a> ParallelIterator for Lines<'a> {
     }
 }
 
-/// The parallel iterator of [`ParallelString::par_split_whitespace`] and
-/// [`ParallelString::par_split_ascii_whitespace`].
+/// The parallel iterator of [`ParallelString::par_split_whitespace`].
 ///
 /// ```
 /// use blitz_par::prelude::*;
@@ -499,7 +502,7 @@ impl<'a> ParallelIterator for Lines<'a> {
 /// ```
 #[derive(Clone, Debug)]
 #[must_use = "iterator adapters are lazy"]
-pub struct SplitWhitespace<'a>(Split<'a, Whitespace>);
+pub struct SplitWhitespace<'a>(SplitParts<'a, Whitespace>);
 
 impl<'a> ParallelIterator for SplitWhitespace<'a> {
     type Item = &'a str;
@@ -509,15 +512,23 @@ impl<'a> ParallelIterator for SplitWhitespace<'a> {
     }
 }
 
-/// The parallel iterator of [`ParallelString::par_split_ascii_whitespace`] (the same type as
-/// [`SplitWhitespace`], with another separator).
+/// The parallel iterator of [`ParallelString::par_split_ascii_whitespace`].
 ///
 /// ```
 /// use blitz_par::prelude::*;
 /// let w: blitz_par::str::SplitAsciiWhitespace<'_> = " a b ".par_split_ascii_whitespace();
 /// assert_eq!(w.count(), 2);
 /// ```
-pub type SplitAsciiWhitespace<'a> = SplitWhitespace<'a>;
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct SplitAsciiWhitespace<'a>(SplitParts<'a, Whitespace>);
+
+impl<'a> ParallelIterator for SplitAsciiWhitespace<'a> {
+    type Item = &'a str;
+    fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
+        self.0.filter(not_empty).drive_unindexed(consumer)
+    }
+}
 
 /// The char boundary at or after the middle of `text` (`text.len()` if none before the end).
 fn middle_boundary(text: &str) -> usize {
@@ -674,15 +685,11 @@ char_iter!(
     |text, offset, kind| text.match_indices(|c| kind.pattern.matches_char(c)).map(move |(i, m)| (i + offset, m))
 );
 
-/// The parallel iterator of [`ParallelString::par_split`] and
-/// [`ParallelString::par_split_terminator`].
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// assert_eq!("a b c".par_split(' ').collect::<Vec<_>>(), ["a", "b", "c"]);
-/// ```
+/// The pieces of a string between (or, `inclusive`, ending at) the matches of a separator:
+/// what [`Split`], [`SplitTerminator`], [`SplitInclusive`], [`Lines`] and the whitespace
+/// splits drive.
 #[derive(Clone, Debug)]
-pub struct Split<'a, P> {
+struct SplitParts<'a, P> {
     text: &'a str,
     separator: P,
     /// `split_terminator`: no empty piece after a final separator.
@@ -691,27 +698,65 @@ pub struct Split<'a, P> {
     inclusive: bool,
 }
 
-/// The parallel iterator of [`ParallelString::par_split_terminator`] (rayon names it apart;
-/// here it is [`Split`] in its `split_terminator` mode).
+/// The exclusive pieces of `text` between matches of `separator` (`terminator`: without a
+/// final empty piece).
+fn split_parts<P>(text: &str, separator: P, terminator: bool) -> SplitParts<'_, P> {
+    SplitParts {
+        text,
+        separator,
+        terminator,
+        inclusive: false,
+    }
+}
+
+/// The parallel iterator of [`ParallelString::par_split`].
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// let it: blitz_par::str::Split<'_, char> = "a b c".par_split(' ');
+/// assert_eq!(it.collect::<Vec<_>>(), ["a", "b", "c"]);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct Split<'a, P>(SplitParts<'a, P>);
+
+/// The parallel iterator of [`ParallelString::par_split_terminator`].
 ///
 /// ```
 /// use blitz_par::prelude::*;
 /// let it: blitz_par::str::SplitTerminator<'_, char> = "a;b;".par_split_terminator(';');
 /// assert_eq!(it.count(), 2);
 /// ```
-pub type SplitTerminator<'a, P> = Split<'a, P>;
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct SplitTerminator<'a, P>(SplitParts<'a, P>);
 
-/// The parallel iterator of [`ParallelString::par_split_inclusive`] (rayon names it apart;
-/// here it is [`Split`] in its `split_inclusive` mode).
+/// The parallel iterator of [`ParallelString::par_split_inclusive`].
 ///
 /// ```
 /// use blitz_par::prelude::*;
 /// let it: blitz_par::str::SplitInclusive<'_, char> = "a;b".par_split_inclusive(';');
 /// assert_eq!(it.collect::<Vec<_>>(), ["a;", "b"]);
 /// ```
-pub type SplitInclusive<'a, P> = Split<'a, P>;
+#[derive(Clone, Debug)]
+#[must_use = "iterator adapters are lazy"]
+pub struct SplitInclusive<'a, P>(SplitParts<'a, P>);
 
-impl<'a, P: Pattern> ParallelIterator for Split<'a, P> {
+/// The three public splits drive their [`SplitParts`].
+macro_rules! drive_split_parts {
+    ($($name:ident),*) => {$(
+        impl<'a, P: Pattern> ParallelIterator for $name<'a, P> {
+            type Item = &'a str;
+            fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
+                self.0.drive_unindexed(consumer)
+            }
+        }
+    )*};
+}
+
+drive_split_parts!(Split, SplitTerminator, SplitInclusive);
+
+impl<'a, P: Pattern> ParallelIterator for SplitParts<'a, P> {
     type Item = &'a str;
     fn drive_unindexed<C: UnindexedConsumer<&'a str>>(self, consumer: C) -> C::Result {
         let producer = SplitProducer {

@@ -71,6 +71,47 @@ fn str_split_inclusive() {
     assert_eq!(it.collect::<Vec<_>>(), ["a", "b"]);
 }
 
+/// The iterator types rayon names apart are types apart here too (not aliases of one type), so
+/// that code with an `impl` for each, as rayon allows, builds.
+#[test]
+fn iterator_types_named_apart_are_distinct() {
+    use blitz_par::iter::{SkipAny, TakeAny};
+    use blitz_par::str::{
+        Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
+    };
+    use std::any::TypeId;
+    type R = blitz_par::range::Iter<u32>;
+    fn id<T: 'static>() -> TypeId {
+        TypeId::of::<T>()
+    }
+    assert_ne!(id::<TakeAny<R>>(), id::<SkipAny<R>>());
+    let splits = [
+        id::<Split<'static, char>>(),
+        id::<SplitTerminator<'static, char>>(),
+        id::<SplitInclusive<'static, char>>(),
+    ];
+    assert!(splits[0] != splits[1] && splits[1] != splits[2] && splits[0] != splits[2]);
+    assert_ne!(
+        id::<SplitWhitespace<'static>>(),
+        id::<SplitAsciiWhitespace<'static>>()
+    );
+    // Each keeps its own behaviour.
+    let take: TakeAny<R> = (0..100u32).into_par_iter().take_any(10);
+    let skip: SkipAny<R> = (0..100u32).into_par_iter().skip_any(10);
+    assert_eq!((take.count(), skip.count()), (10, 90));
+    let s = "a\u{2003}b c";
+    let ws: SplitWhitespace<'_> = s.par_split_whitespace();
+    let ascii: SplitAsciiWhitespace<'_> = s.par_split_ascii_whitespace();
+    assert_eq!(
+        ws.collect::<Vec<_>>(),
+        s.split_whitespace().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        ascii.collect::<Vec<_>>(),
+        s.split_ascii_whitespace().collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn slice_array_windows() {
     for n in [0usize, 1, 2, 3, 10_000] {

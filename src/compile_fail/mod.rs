@@ -10,5 +10,6 @@ mod iter;
 mod join;
 mod pool;
 mod scope;
+mod sealed;
 mod spawn;
 mod sync_ptr;

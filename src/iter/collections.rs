@@ -228,39 +228,73 @@ via_vec!(
     |c| Vec::from(c)
 );
 
-/// The parallel iterator of `VecDeque::par_iter`: its two slices, chained.
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let d: std::collections::VecDeque<i32> = [1, 2].into();
-/// assert_eq!(d.par_iter().sum::<i32>(), 3);
-/// ```
-pub type VecDequeIter<'a, T> = Chain<crate::slice::Iter<'a, T>, crate::slice::Iter<'a, T>>;
+/// The parallel iterators of `VecDeque::par_iter` and `par_iter_mut`: its two slices, chained
+/// (each its own type, as in rayon).
+macro_rules! vec_deque_iter {
+    ($(#[$doc:meta])* $name:ident, $bound:ident, $slice_iter:ident, $item:ty, $src:ty, $slices:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        #[must_use = "iterators are lazy"]
+        pub struct $name<'a, T: $bound> {
+            inner: Chain<crate::slice::$slice_iter<'a, T>, crate::slice::$slice_iter<'a, T>>,
+        }
 
-/// The parallel iterator of `VecDeque::par_iter_mut`: its two slices, chained.
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// let mut d: std::collections::VecDeque<i32> = [1, 2].into();
-/// d.par_iter_mut().for_each(|x| *x += 1);
-/// assert_eq!(d, [2, 3]);
-/// ```
-pub type VecDequeIterMut<'a, T> = Chain<crate::slice::IterMut<'a, T>, crate::slice::IterMut<'a, T>>;
+        impl<'a, T: $bound> IntoParallelIterator for $src {
+            type Iter = $name<'a, T>;
+            type Item = $item;
+            fn into_par_iter(self) -> Self::Iter {
+                let (front, back) = self.$slices();
+                $name {
+                    inner: front.into_par_iter().chain(back.into_par_iter()),
+                }
+            }
+        }
 
-impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {
-    type Iter = VecDequeIter<'a, T>;
-    type Item = &'a T;
-    fn into_par_iter(self) -> Self::Iter {
-        let (front, back) = self.as_slices();
-        front.into_par_iter().chain(back.into_par_iter())
-    }
+        impl<'a, T: $bound> ParallelIterator for $name<'a, T> {
+            type Item = $item;
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
+                self.inner.drive_unindexed(consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                self.inner.opt_len()
+            }
+        }
+
+        impl<'a, T: $bound> IndexedParallelIterator for $name<'a, T> {
+            fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
+                self.inner.drive(consumer)
+            }
+            fn len(&self) -> usize {
+                self.inner.len()
+            }
+            fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
+                self.inner.with_producer(callback)
+            }
+        }
+    };
 }
 
-impl<'a, T: Send> IntoParallelIterator for &'a mut VecDeque<T> {
-    type Iter = VecDequeIterMut<'a, T>;
-    type Item = &'a mut T;
-    fn into_par_iter(self) -> Self::Iter {
-        let (front, back) = self.as_mut_slices();
-        front.into_par_iter().chain(back.into_par_iter())
-    }
-}
+vec_deque_iter!(
+    /// The parallel iterator of `VecDeque::par_iter`: its two slices, chained.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let d: std::collections::VecDeque<i32> = [1, 2].into();
+    /// let it: blitz_par::collections::vec_deque::Iter<'_, i32> = d.par_iter();
+    /// assert_eq!(it.sum::<i32>(), 3);
+    /// ```
+    VecDequeIter, Sync, Iter, &'a T, &'a VecDeque<T>, as_slices
+);
+
+vec_deque_iter!(
+    /// The parallel iterator of `VecDeque::par_iter_mut`: its two slices, chained.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut d: std::collections::VecDeque<i32> = [1, 2].into();
+    /// let it: blitz_par::collections::vec_deque::IterMut<'_, i32> = d.par_iter_mut();
+    /// it.for_each(|x| *x += 1);
+    /// assert_eq!(d, [2, 3]);
+    /// ```
+    VecDequeIterMut, Send, IterMut, &'a mut T, &'a mut VecDeque<T>, as_mut_slices
+);

@@ -82,12 +82,13 @@ mod fold;
 mod fold_chunks;
 mod for_each;
 mod inspect;
+mod intersperse;
 mod len;
 mod map;
 mod map_with;
-mod misc;
 mod multizip;
 mod noop;
+mod panic_fuse;
 mod par_bridge;
 mod par_either;
 mod positions;
@@ -98,11 +99,13 @@ mod regroup;
 mod rev;
 pub(crate) mod scan;
 pub(crate) mod sources;
+mod take_any;
 mod take_skip;
 mod try_ops;
 pub(crate) mod unzip;
 pub(crate) mod vec;
 mod walk_tree;
+mod while_some;
 mod zip;
 
 pub use any_while::{SkipAnyWhile, TakeAnyWhile};
@@ -130,19 +133,21 @@ pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::{Fold, FoldWith};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
 pub use inspect::{Inspect, Update};
+pub use intersperse::Intersperse;
 pub use len::{MaxLen, MinLen};
 pub use map::Map;
 pub use map_with::{MapInit, MapWith};
-pub use misc::{Intersperse, PanicFuse, SkipAny, TakeAny, TakeSkipAny, WhileSome};
 pub use multizip::MultiZip;
+pub use panic_fuse::PanicFuse;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use positions::Positions;
-pub use regroup::{ChunkSeq, Chunks, Interleave, InterleaveSeq, InterleaveShortest, StepBy};
+pub use regroup::{Chunks, Interleave, InterleaveShortest, StepBy};
 pub use rev::Rev;
 pub use scan::{scan_block_len, Scan, SCAN_BLOCK_BYTES};
 #[allow(deprecated)]
 pub use sources::repeatn;
 pub use sources::{empty, once, repeat, repeat_n, Empty, Once, Repeat, RepeatN, RepeatNIter};
+pub use take_any::{SkipAny, TakeAny};
 pub use take_skip::{Skip, Take};
 pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use vec::ParallelDrainRange;
@@ -151,6 +156,7 @@ pub use walk_tree::{
     split, walk_tree, walk_tree_postfix, walk_tree_prefix, Split, WalkTree, WalkTreePostfix,
     WalkTreePrefix,
 };
+pub use while_some::WhileSome;
 pub use zip::{Zip, ZipEq};
 
 use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
@@ -1100,7 +1106,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(v.len(), 3);
     /// ```
     fn take_any(self, n: usize) -> TakeAny<Self> {
-        TakeSkipAny::new(self, n, true)
+        TakeAny::new(self, n)
     }
 
     /// All items except some `n` (whichever the threads reach first).
@@ -1110,7 +1116,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..100).into_par_iter().skip_any(3).count(), 97);
     /// ```
     fn skip_any(self, n: usize) -> SkipAny<Self> {
-        TakeSkipAny::new(self, n, false)
+        SkipAny::new(self, n)
     }
 
     /// Takes items while `predicate` holds, from anywhere in the iterator: once it fails

@@ -206,13 +206,8 @@ impl<P: Producer> Producer for ChunkProducer<P> {
 }
 
 /// A leaf of [`Chunks`]: gathers `size` items at a time.
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// assert_eq!((0..5).into_par_iter().chunks(2).with_max_len(1).count(), 3);
-/// ```
 #[derive(Debug)]
-pub struct ChunkSeq<I> {
+struct ChunkSeq<I> {
     inner: I,
     size: usize,
 }
@@ -380,13 +375,8 @@ where
 }
 
 /// A leaf of [`Interleave`].
-///
-/// ```
-/// use blitz_par::prelude::*;
-/// assert_eq!((0..2).into_par_iter().interleave(5..6).collect::<Vec<_>>(), [0, 5, 1]);
-/// ```
 #[derive(Debug)]
-pub struct InterleaveSeq<A, B> {
+struct InterleaveSeq<A, B> {
     a: A,
     b: B,
     b_next: bool,

@@ -102,55 +102,11 @@ impl<T: Send> IntoParallelIterator for Option<T> {
     }
 }
 
-impl<'a, T: Sync> IntoParallelIterator for &'a Option<T> {
-    type Iter = OptionIntoIter<&'a T>;
-    type Item = &'a T;
-    fn into_par_iter(self) -> Self::Iter {
-        OptionIntoIter { opt: self.as_ref() }
-    }
-}
-
-impl<'a, T: Send> IntoParallelIterator for &'a mut Option<T> {
-    type Iter = OptionIntoIter<&'a mut T>;
-    type Item = &'a mut T;
-    fn into_par_iter(self) -> Self::Iter {
-        OptionIntoIter { opt: self.as_mut() }
-    }
-}
-
-impl<T: Send, E> IntoParallelIterator for Result<T, E> {
-    type Iter = OptionIntoIter<T>;
-    type Item = T;
-    fn into_par_iter(self) -> Self::Iter {
-        OptionIntoIter { opt: self.ok() }
-    }
-}
-
-impl<'a, T: Sync, E> IntoParallelIterator for &'a Result<T, E> {
-    type Iter = OptionIntoIter<&'a T>;
-    type Item = &'a T;
-    fn into_par_iter(self) -> Self::Iter {
-        OptionIntoIter {
-            opt: self.as_ref().ok(),
-        }
-    }
-}
-
-impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
-    type Iter = OptionIntoIter<&'a mut T>;
-    type Item = &'a mut T;
-    fn into_par_iter(self) -> Self::Iter {
-        OptionIntoIter {
-            opt: self.as_mut().ok(),
-        }
-    }
-}
-
 macro_rules! option_like {
-    ($name:ident, |$s:ident| $opt:expr) => {
-        impl<T: Send> ParallelIterator for $name<T> {
-            type Item = T;
-            fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+    ([$($gen:tt)*] $ty:ty, item $item:ty, |$s:ident| $opt:expr) => {
+        impl<$($gen)*> ParallelIterator for $ty {
+            type Item = $item;
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
             fn opt_len(&self) -> Option<usize> {
@@ -158,15 +114,15 @@ macro_rules! option_like {
             }
         }
 
-        impl<T: Send> IndexedParallelIterator for $name<T> {
-            fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        impl<$($gen)*> IndexedParallelIterator for $ty {
+            fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
             fn len(&self) -> usize {
                 let $s = self;
                 usize::from(($opt).is_some())
             }
-            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+            fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
                 let $s = self;
                 callback.callback(OptionProducer { opt: $opt })
             }
@@ -174,8 +130,97 @@ macro_rules! option_like {
     };
 }
 
-option_like!(OptionIntoIter, |s| s.opt);
-option_like!(Once, |s| s.inner.opt);
+option_like!([T: Send] OptionIntoIter<T>, item T, |s| s.opt);
+option_like!([T: Send] Once<T>, item T, |s| s.inner.opt);
+
+/// The iterators of the other `Option` and `Result` conversions: each its own type (as in
+/// rayon), each over at most one item. They are named at `blitz_par::option` and
+/// `blitz_par::result`.
+macro_rules! option_iter_types {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident<$($lt:lifetime,)? T>, item $item:ty,
+        impl [$($igen:tt)*] for $src:ty, where [$($bound:tt)*], |$x:ident| $opt:expr;
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Debug)]
+        #[must_use = "iterators are lazy"]
+        pub struct $name<$($lt,)? T: $($bound)*> {
+            opt: Option<$item>,
+        }
+
+        impl<$($lt,)? T: $($bound)*> Clone for $name<$($lt,)? T>
+        where
+            $item: Clone,
+        {
+            fn clone(&self) -> Self {
+                $name { opt: self.opt.clone() }
+            }
+        }
+
+        impl<$($igen)*> IntoParallelIterator for $src {
+            type Iter = $name<$($lt,)? T>;
+            type Item = $item;
+            fn into_par_iter(self) -> Self::Iter {
+                let $x = self;
+                $name { opt: $opt }
+            }
+        }
+
+        option_like!([$($lt,)? T: $($bound)*] $name<$($lt,)? T>, item $item, |s| s.opt);
+    )*};
+}
+
+option_iter_types! {
+    /// The parallel iterator of `Option::par_iter` (at `blitz_par::option::Iter`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let x = Some(3);
+    /// let it: blitz_par::option::Iter<'_, i32> = x.par_iter();
+    /// assert_eq!(it.copied().sum::<i32>(), 3);
+    /// ```
+    OptionIter<'a, T>, item &'a T, impl ['a, T: Sync] for &'a Option<T>, where [Sync], |o| o.as_ref();
+    /// The parallel iterator of `Option::par_iter_mut` (at `blitz_par::option::IterMut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut x = Some(3);
+    /// let it: blitz_par::option::IterMut<'_, i32> = x.par_iter_mut();
+    /// it.for_each(|v| *v += 1);
+    /// assert_eq!(x, Some(4));
+    /// ```
+    OptionIterMut<'a, T>, item &'a mut T, impl ['a, T: Send] for &'a mut Option<T>, where [Send], |o| o.as_mut();
+    /// The parallel iterator of `Result::into_par_iter`: the `Ok` value, if any (at
+    /// `blitz_par::result::IntoIter`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Result<i32, ()> = Ok(3);
+    /// let it: blitz_par::result::IntoIter<i32> = r.into_par_iter();
+    /// assert_eq!(it.sum::<i32>(), 3);
+    /// ```
+    ResultIntoIter<T>, item T, impl [T: Send, E] for Result<T, E>, where [Send], |r| r.ok();
+    /// The parallel iterator of `Result::par_iter` (at `blitz_par::result::Iter`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let r: Result<i32, ()> = Ok(3);
+    /// let it: blitz_par::result::Iter<'_, i32> = r.par_iter();
+    /// assert_eq!(it.count(), 1);
+    /// ```
+    ResultIter<'a, T>, item &'a T, impl ['a, T: Sync, E] for &'a Result<T, E>, where [Sync], |r| r.as_ref().ok();
+    /// The parallel iterator of `Result::par_iter_mut` (at `blitz_par::result::IterMut`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut r: Result<i32, ()> = Ok(3);
+    /// let it: blitz_par::result::IterMut<'_, i32> = r.par_iter_mut();
+    /// it.for_each(|v| *v += 1);
+    /// assert_eq!(r, Ok(4));
+    /// ```
+    ResultIterMut<'a, T>, item &'a mut T, impl ['a, T: Send, E] for &'a mut Result<T, E>, where [Send], |r| r.as_mut().ok();
+}
 
 struct OptionProducer<T> {
     opt: Option<T>,

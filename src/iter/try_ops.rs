@@ -11,15 +11,15 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The types the `try_` methods accept: std's unstable `Try`, reduced to what they need.
-/// Implemented for `Option<T>`, `Result<T, E>` and `ControlFlow<B, C>`; not meant to be
-/// implemented elsewhere.
+/// Implemented for `Option<T>`, `Result<T, E>` and `ControlFlow<B, C>`, and sealed (as rayon's
+/// is): no other type can implement it.
 ///
 /// ```
 /// use blitz_par::prelude::*;
 /// let r: Result<(), String> = (0..10u32).into_par_iter().try_for_each(|x| if x < 20 { Ok(()) } else { Err(x.to_string()) });
 /// assert!(r.is_ok());
 /// ```
-pub trait Try {
+pub trait Try: sealed::Sealed {
     /// The value of a success.
     type Output;
     /// What a failure carries.
@@ -30,6 +30,16 @@ pub trait Try {
     fn from_residual(residual: Self::Residual) -> Self;
     /// Splits into success (`Continue`) and failure (`Break`).
     fn branch(self) -> ControlFlow<Self::Residual, Self::Output>;
+}
+
+/// Keeps [`Try`] to `Option`, `Result` and `ControlFlow`.
+mod sealed {
+    use std::ops::ControlFlow;
+    /// Implemented exactly where `Try` is.
+    pub trait Sealed {}
+    impl<T> Sealed for Option<T> {}
+    impl<T, E> Sealed for Result<T, E> {}
+    impl<B, C> Sealed for ControlFlow<B, C> {}
 }
 
 impl<T> Try for Option<T> {

@@ -376,7 +376,7 @@ pub trait Reducer<Result> {
 /// // `filter` makes an iterator unindexed; `count` still works through this trait.
 /// assert_eq!((0..10).into_par_iter().filter(|x| x % 2 == 0).count(), 5);
 /// ```
-pub trait UnindexedConsumer<Item>: Consumer<Item> {
+pub trait UnindexedConsumer<I>: Consumer<I> {
     /// A consumer for items that come before all the items `self` will see afterwards.
     fn split_off_left(&self) -> Self;
 
