@@ -8,7 +8,7 @@ mod watchdog;
 use blitz_par::{ThreadPool, ThreadPoolBuilder};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 use watchdog::{within, LIVENESS};
 
@@ -348,8 +348,8 @@ fn dropping_a_pool_returns_and_its_threads_run_the_spawned_work_before_exiting()
 }
 
 fn dropping_a_pool_returns_and_its_threads_run_the_spawned_work_before_exiting_body() {
-    let (events, seen) = std::sync::mpsc::channel();
-    let exits = std::sync::Mutex::new(events.clone());
+    let (events, seen) = mpsc::channel();
+    let exits = Mutex::new(events.clone());
     let p = ThreadPoolBuilder::new()
         .num_threads(3)
         .exit_handler(move |_| exits.lock().unwrap().send("exit").unwrap())
