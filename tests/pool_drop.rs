@@ -11,38 +11,29 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Barrier, Mutex};
 
-/// Walks a tree of `fanout`-way nodes `depth` levels deep from `node`, one spawned job per
-/// node, each sending its node into a channel with room for one.
-fn walk(pool: &Arc<blitz_par::ThreadPool>, found: SyncSender<u64>, node: u64, depth: u32) {
-    let fanout = 3;
-    let inner = pool.clone();
-    pool.spawn(move || {
-        found.send(node).unwrap();
-        if depth > 0 {
-            for child in 0..fanout {
-                walk(&inner, found.clone(), node * fanout + child + 1, depth - 1);
-            }
+/// Walks a tree of 3-way nodes `depth` levels deep from `node`, one job per node, each
+/// sending its node into a channel with room for one and spawning its children into the pool
+/// it runs on (`blitz_par::spawn` from a job of a pool spawns into that pool).
+fn walk(found: SyncSender<u64>, node: u64, depth: u32) {
+    found.send(node).unwrap();
+    if depth > 0 {
+        for child in 0..3 {
+            let found = found.clone();
+            blitz_par::spawn(move || walk(found, node * 3 + child + 1, depth - 1));
         }
-    });
+    }
 }
 
 #[test]
 fn a_walker_reads_its_results_after_dropping_its_pool() {
     watchdog::within(watchdog::LIVENESS, "the walk's results read", || {
-        let exits = Arc::new(AtomicUsize::new(0));
-        let exited = exits.clone();
         let pool = blitz_par::ThreadPoolBuilder::new()
             .num_threads(2)
-            .exit_handler(move |_| {
-                exited.fetch_add(1, Ordering::SeqCst);
-            })
             .build()
             .unwrap();
         let (found, results) = mpsc::sync_channel(1);
-        // The spawned jobs hold handles too (they spawn the next level): the last handle goes
-        // with the last job.
-        let pool = Arc::new(pool);
-        walk(&pool, found, 0, 5);
+        pool.spawn(move || walk(found, 0, 5));
+        // The walk cannot be done: its jobs wait for this thread to read the channel.
         drop(pool);
         let mut nodes: Vec<u64> = results.iter().collect();
         nodes.sort_unstable();
