@@ -21,8 +21,8 @@
 # and cargo's "Patch ... was not used in the crate graph" warning fails the run.
 #
 # Usage: scripts/compat_suites.sh [SUITE...]   (no argument: every suite; names below)
-# Needs network access to crates.io (cargo fetches the packages and their dev-dependencies),
-# and jq. Prints one summary line per suite; exits non-zero if any suite failed.
+# Needs network access to crates.io (cargo fetches the packages and their dev-dependencies).
+# Prints one summary line per suite; exits non-zero if any suite failed.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$REPO/target/compat-suites
@@ -65,10 +65,17 @@ $name = "$req"
 
 [workspace]
 EOF
-    cargo metadata --quiet --format-version 1 --manifest-path "$dir/Cargo.toml" |
-        jq -r --arg n "$name" \
-            '.packages[] | select(.name == $n and ((.source // "") | startswith("registry"))) | .manifest_path' |
-        xargs dirname
+    # The registry keeps a package's source in a directory named NAME-VERSION; the digit after
+    # the hyphen keeps `rayon` from matching `rayon-core-...`. (No JSON tool needed.)
+    local manifest
+    manifest=$(cargo metadata --quiet --format-version 1 --manifest-path "$dir/Cargo.toml" |
+        grep -o "\"manifest_path\":\"[^\"]*/registry/src/[^\"]*/$name-[0-9][^/\"]*/Cargo.toml\"" |
+        head -1 | cut -d'"' -f4)
+    if [ -z "$manifest" ]; then
+        echo "no crates.io source found for $name $req" >&2
+        return 1
+    fi
+    dirname "$manifest"
 }
 
 # A fresh copy of a crates.io package under $WORK/NAME, made its own workspace, with the patch.
