@@ -7,8 +7,9 @@
 #     rayon = { path = "<repo>/compat/rayon" }
 #     rayon-core = { path = "<repo>/compat/rayon-core" }
 #
-# Then two programs of our own: one that calls blitz-par directly and rayon (patched) and checks
-# that they share one pool, and one that runs several of those crates' parallel work together.
+# Then two programs of our own (compat/suites/): one that calls blitz-par directly and rayon
+# (patched) and checks that they share one pool and one set of threads, and one that runs
+# hashbrown's, indexmap's and ndarray's parallel work together in one process.
 #
 # Everything happens in scratch workspaces under target/compat-suites/ (each with an empty
 # `[workspace]` table, so that none belongs to blitz-par's workspace), which share one target
@@ -20,8 +21,8 @@
 # and cargo's "Patch ... was not used in the crate graph" warning fails the run.
 #
 # Usage: scripts/compat_suites.sh [SUITE...]   (no argument: every suite; names below)
-# Needs network access to crates.io (cargo fetches the packages and their dev-dependencies),
-# and jq. Prints one summary line per suite; exits non-zero if any suite failed.
+# Needs network access to crates.io (cargo fetches the packages and their dev-dependencies).
+# Prints one summary line per suite; exits non-zero if any suite failed.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$REPO/target/compat-suites
@@ -64,10 +65,17 @@ $name = "$req"
 
 [workspace]
 EOF
-    cargo metadata --quiet --format-version 1 --manifest-path "$dir/Cargo.toml" |
-        jq -r --arg n "$name" \
-            '.packages[] | select(.name == $n and ((.source // "") | startswith("registry"))) | .manifest_path' |
-        xargs dirname
+    # The registry keeps a package's source in a directory named NAME-VERSION; the digit after
+    # the hyphen keeps `rayon` from matching `rayon-core-...`. (No JSON tool needed.)
+    local manifest
+    manifest=$(cargo metadata --quiet --format-version 1 --manifest-path "$dir/Cargo.toml" |
+        grep -o "\"manifest_path\":\"[^\"]*/registry/src/[^\"]*/$name-[0-9][^/\"]*/Cargo.toml\"" |
+        head -1 | cut -d'"' -f4)
+    if [ -z "$manifest" ]; then
+        echo "no crates.io source found for $name $req" >&2
+        return 1
+    fi
+    dirname "$manifest"
 }
 
 # A fresh copy of a crates.io package under $WORK/NAME, made its own workspace, with the patch.
@@ -229,7 +237,50 @@ suite_indicatif() {
     run_suite indicatif "$WORK/indicatif" rayon,in_memory
 }
 
-ALL=(rayon rayon_core hashbrown indexmap ndarray indicatif)
+# A scratch package whose one test is compat/suites/FILE.rs, with blitz-par by path beside the
+# patched crates and the dependencies DEPS.
+program_package() {
+    local name=$1 file=$2 deps=$3 dir=$WORK/$1
+    rm -rf "$dir"
+    mkdir -p "$dir/src"
+    : >"$dir/src/lib.rs"
+    cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "$name"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+blitz-par = { path = "$REPO" }
+$deps
+
+[[test]]
+name = "$file"
+path = "$REPO/compat/suites/$file.rs"
+
+[workspace]
+$(patch_table)
+EOF
+}
+
+suite_one_pool() {
+    # blitz-par called directly and through rayon (patched): one pool, one set of threads.
+    program_package one-pool one_pool 'rayon = "1"
+rayon-core = "1"'
+    run_suite one-pool "$WORK/one-pool" ""
+}
+
+suite_together() {
+    # hashbrown, indexmap and ndarray with their `rayon` features in one process.
+    program_package together together 'rayon = "1"
+hashbrown = { version = "0.17", features = ["rayon"] }
+indexmap = { version = "2", features = ["rayon"] }
+ndarray = { version = "0.17", features = ["rayon"] }'
+    run_suite together "$WORK/together" ""
+}
+
+ALL=(rayon rayon_core hashbrown indexmap ndarray indicatif one_pool together)
 if [ $# -eq 0 ]; then
     set -- "${ALL[@]}"
 fi

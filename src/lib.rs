@@ -193,7 +193,9 @@
 //! - In [`join`], the first closure must not wait for the second (on a channel, a lock or a
 //!   barrier): the second closure becomes stealable only when the first one calls back into the
 //!   scheduler. Closures that wait for each other belong in a [`scope`].
-//! - Dropping a [`ThreadPool`] waits for its work and joins its threads.
+//! - Dropping a [`ThreadPool`] returns at once while spawned jobs are still to run, as in
+//!   rayon (they run before its threads exit); with none left, it waits for its threads to
+//!   leave, their exit handlers included (rayon lets them wind down in the background).
 //! - The merge and keyed sorts allocate a scratch buffer as large as the slice (rayon's
 //!   unstable sort allocates none); a comparator that is not a total
 //!   order may make them panic, as std's sorts do.

@@ -15,6 +15,9 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+#[path = "common/watchdog.rs"]
+mod watchdog;
+
 /// A spawn handler that starts each worker with `std::thread::Builder` (name and stack size
 /// from the `ThreadBuilder`) and keeps the join handles.
 fn std_spawn(
@@ -138,9 +141,8 @@ fn drop_with_custom_spawn_waits_for_every_exit_handler() {
             })
             .build()
             .unwrap();
-        let (tx, rx) = mpsc::channel();
-        pool.spawn(move || tx.send(()).unwrap());
-        rx.recv().unwrap();
+        // Work that is not spawned: the drop that follows has none left, so it waits.
+        pool.broadcast(|_| ());
         drop(pool);
         assert_eq!(starts.load(Ordering::SeqCst), 4);
         assert_eq!(exits.load(Ordering::SeqCst), 4);
@@ -148,25 +150,39 @@ fn drop_with_custom_spawn_waits_for_every_exit_handler() {
 }
 
 #[test]
-fn drop_with_custom_spawn_runs_spawned_work_first() {
-    let done = Arc::new(AtomicUsize::new(0));
+fn drop_with_custom_spawn_still_runs_the_spawned_work() {
+    let (exits, on_exit) = counter();
     let pool = ThreadPoolBuilder::new()
         .num_threads(2)
+        .exit_handler(on_exit)
         .spawn_handler(|thread| {
             std::thread::spawn(move || thread.run());
             Ok(())
         })
         .build()
         .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let exited_early = Arc::new(AtomicUsize::new(0));
     for _ in 0..50 {
-        let done = done.clone();
+        let tx = tx.clone();
+        let exits = exits.clone();
+        let exited_early = exited_early.clone();
         pool.spawn(move || {
             std::thread::yield_now();
-            done.fetch_add(1, Ordering::SeqCst);
+            // No worker exits while spawned work is left.
+            exited_early.fetch_add(exits.load(Ordering::SeqCst), Ordering::SeqCst);
+            tx.send(()).unwrap();
         });
     }
+    drop(tx);
+    // As in rayon, the drop returns without waiting for the jobs; they run before the
+    // workers exit.
     drop(pool);
-    assert_eq!(done.load(Ordering::SeqCst), 50);
+    let ran = watchdog::within(watchdog::LIVENESS, "the spawned jobs ran", move || {
+        rx.iter().count()
+    });
+    assert_eq!(ran, 50);
+    assert_eq!(exited_early.load(Ordering::SeqCst), 0);
 }
 
 #[test]

@@ -9,15 +9,20 @@ use std::sync::Arc;
 
 /// A pool of worker threads; see [`ThreadPoolBuilder`](super::ThreadPoolBuilder).
 ///
-/// Dropping a `ThreadPool` lets its threads finish the work already given to them (spawned
-/// jobs included), then waits for them: when `drop` returns, every worker has run its exit
-/// handler and left its main loop, and threads started by the default spawn handler have been
-/// joined. (rayon's drop returns at once and lets the threads wind down in the background.)
-/// Threads started by a [`spawn_handler`](super::ThreadPoolBuilder::spawn_handler) are not
-/// joined (the pool has no handle to them): code they run after
-/// [`ThreadBuilder::run`](super::ThreadBuilder::run) returns may still be running. Dropped from
-/// one of its own threads (say, by a spawned job holding the last handle), the pool cannot wait
-/// for itself, and then returns without waiting. For a pool built with
+/// Dropping a `ThreadPool` never waits for the jobs spawned on it
+/// ([`spawn`](Self::spawn), [`spawn_fifo`](Self::spawn_fifo),
+/// [`spawn_broadcast`](Self::spawn_broadcast), [`spawn_future`](Self::spawn_future)): as in
+/// rayon, while any of them is still to run, `drop` returns at once, the pool's threads run
+/// the rest of them and then exit. A pool with no such job left (the usual case: its
+/// `install`, `join`, `scope` and `broadcast` calls have all returned when it can be dropped)
+/// has nothing left for its threads to do, and then `drop` waits for them to leave: when it
+/// returns, every worker has run its exit handler, and threads started by the default spawn
+/// handler have been joined (rayon lets them wind down in the background). Threads started
+/// by a [`spawn_handler`](super::ThreadPoolBuilder::spawn_handler) are not joined (the pool
+/// has no handle to them): code they run after [`ThreadBuilder::run`](super::ThreadBuilder::run)
+/// returns may still be running. Dropped from one of its own threads (say, by a spawned job
+/// holding the last handle), the pool cannot wait for itself, and then returns without
+/// waiting. For a pool built with
 /// [`use_current_thread`](super::ThreadPoolBuilder::use_current_thread), see that method.
 ///
 /// ```
@@ -48,10 +53,14 @@ impl std::panic::RefUnwindSafe for ThreadPool {}
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        self.registry.terminate();
+        // Spawned jobs still to run may wait for the dropping thread (a bounded channel it
+        // reads after the drop, a lock it holds): as in rayon, the drop does not wait for them.
+        // Without such jobs the workers are out of work and only leave their loops, so the
+        // drop waits for that, and their threads are gone when it returns.
+        let out_of_work = self.registry.terminate();
         if self.registry.is_attached_here() {
             self.registry.detach_current_thread();
-        } else {
+        } else if out_of_work {
             self.registry.wait_for_workers();
         }
     }

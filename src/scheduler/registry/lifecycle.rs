@@ -291,9 +291,11 @@ impl Registry {
         self.terminate_count.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// One reason fewer; the last one tells every worker to exit once out of work.
-    pub(crate) fn terminate(&self) {
-        if self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1 {
+    /// One reason fewer; the last one tells every worker to exit once out of work. Returns
+    /// whether this was the last one (no spawned job was left to run).
+    pub(crate) fn terminate(&self) -> bool {
+        let last = self.terminate_count.fetch_sub(1, Ordering::AcqRel) == 1;
+        if last {
             for seat in &self.seats[..self.num_workers] {
                 // SAFETY: the seat's latch and sleep word live as long as the registry, which
                 // the caller holds.
@@ -303,6 +305,7 @@ impl Registry {
                 self.sleep.wake(&seat.sleep_word);
             }
         }
+        last
     }
 
     /// Waits until every worker handed to the spawn handler has left its main loop (after
