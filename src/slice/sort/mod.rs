@@ -48,7 +48,7 @@
 mod counting;
 mod in_place;
 mod merge;
-mod quick;
+pub(crate) mod quick;
 mod radix;
 mod runs;
 mod scratch;
