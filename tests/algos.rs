@@ -198,3 +198,132 @@ fn dedup_panicking_same_bucket_drops_each_once() {
         assert_eq!(drops.load(Ordering::Relaxed), len);
     }
 }
+
+/// Whether `v` shows std's partition property around `v[k]`, with `v[k]` equal to `sorted[k]`
+/// and `v` a permutation of `sorted`.
+fn is_selected<T: Ord + Clone + std::fmt::Debug>(v: &[T], k: usize, sorted: &[T]) -> bool {
+    let mut all = v.to_vec();
+    all.sort();
+    v[k] == sorted[k]
+        && v[..k].iter().all(|x| *x <= v[k])
+        && v[k + 1..].iter().all(|x| *x >= v[k])
+        && all == sorted
+}
+
+quickcheck! {
+    fn select_agrees_with_std(v: Vec<u64>, len: u32, k: usize, modulus: u64) -> TestResult {
+        let modulus = modulus.max(1);
+        let input: Vec<u64> = grow(&v, len as usize % 150_000)
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| x.wrapping_mul(i as u64 | 1) % modulus)
+            .collect();
+        if input.is_empty() {
+            return TestResult::discard();
+        }
+        let k = k % input.len();
+        let mut sorted = input.clone();
+        sorted.sort_unstable();
+        let mut by_std = input.clone();
+        let expected = *by_std.select_nth_unstable(k).1;
+        TestResult::from_bool(in_every_pool(|| {
+            let mut got = input.clone();
+            let (left, nth, right) = got.par_select_nth_unstable(k);
+            let shape = left.len() == k && right.len() == input.len() - k - 1 && *nth == expected;
+            let mut rev = input.clone();
+            let rev_nth = *rev.par_select_nth_unstable_by(k, |a, b| b.cmp(a)).1;
+            let mut keyed = input.clone();
+            let key_nth = *keyed.par_select_nth_unstable_by_key(k, |&x| x % 1000).1;
+            let mut keys: Vec<u64> = input.iter().map(|x| x % 1000).collect();
+            keys.sort_unstable();
+            shape
+                && is_selected(&got, k, &sorted)
+                && rev_nth == sorted[input.len() - 1 - k]
+                && key_nth % 1000 == keys[k]
+                && keyed[..k].iter().all(|x| x % 1000 <= keys[k])
+                && keyed[k + 1..].iter().all(|x| x % 1000 >= keys[k])
+        }))
+    }
+}
+
+#[test]
+fn select_edge_cases() {
+    in_every_pool(|| {
+        let mut one = [3];
+        assert_eq!(
+            one.par_select_nth_unstable(0),
+            (&mut [][..], &mut 3, &mut [][..])
+        );
+        let mut units = vec![(); 1_000_000];
+        assert_eq!(units.par_select_nth_unstable(999_999).0.len(), 999_999);
+        let mut same = vec![7u64; 1_000_000];
+        for k in [0, 500_000, 999_999] {
+            assert_eq!(*same.par_select_nth_unstable(k).1, 7);
+        }
+        // Two values, in halves: the bracketing pivots hold everything between them.
+        let mut two: Vec<u64> = (0..1_000_000).map(|i| i % 2).collect();
+        assert_eq!(*two.par_select_nth_unstable(499_999).1, 0);
+        assert_eq!(*two.par_select_nth_unstable(500_000).1, 1);
+        let mut sorted: Vec<u64> = (0..1_000_000).collect();
+        assert_eq!(*sorted.par_select_nth_unstable(123_456).1, 123_456);
+        let mut reversed: Vec<u64> = (0..1_000_000).rev().collect();
+        assert_eq!(*reversed.par_select_nth_unstable(654_321).1, 654_321);
+        true
+    });
+}
+
+#[test]
+fn select_out_of_range_panics_as_std() {
+    for len in [0usize, 1, 10, 1_000_000] {
+        let mut v: Vec<u32> = (0..len as u32).collect();
+        let ours = catch_unwind(AssertUnwindSafe(|| {
+            v.par_select_nth_unstable(len);
+        }));
+        let std = catch_unwind(AssertUnwindSafe(|| {
+            v.select_nth_unstable(len);
+        }));
+        let message = |r: Result<(), Box<dyn std::any::Any + Send>>| {
+            let e = r.expect_err("k >= len must panic");
+            e.downcast_ref::<String>()
+                .cloned()
+                .or(e.downcast_ref::<&str>().map(|s| s.to_string()))
+        };
+        assert_eq!(message(ours), message(std));
+    }
+}
+
+#[test]
+fn select_panicking_comparator_drops_each_once() {
+    let len = 500_000;
+    for (pool, panic_at) in pools()
+        .iter()
+        .zip([3usize, 1_000, 200_000, 400_000, 600_000])
+    {
+        let drops = AtomicUsize::new(0);
+        let calls = AtomicUsize::new(0);
+        let mut v: Vec<Counted> = (0..len)
+            .map(|id| Counted {
+                id,
+                key: (id as u32).wrapping_mul(2_654_435_761),
+                drops: &drops,
+            })
+            .collect();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                v.par_select_nth_unstable_by(len / 2, |a, b| {
+                    if calls.fetch_add(1, Ordering::Relaxed) == panic_at {
+                        panic!("compare fails");
+                    }
+                    a.key.cmp(&b.key)
+                });
+            })
+        }));
+        assert!(result.is_err(), "no panic at call {panic_at}");
+        assert_eq!(drops.load(Ordering::Relaxed), 0);
+        let mut ids: Vec<usize> = v.iter().map(|c| c.id).collect();
+        ids.sort_unstable();
+        assert!(ids.iter().copied().eq(0..len), "not a permutation");
+        drop(v);
+        assert_eq!(drops.load(Ordering::Relaxed), len);
+    }
+}

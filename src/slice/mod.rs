@@ -4,6 +4,7 @@ mod array_windows;
 mod dedup;
 mod is_sorted;
 mod iter;
+mod select;
 pub(crate) mod sort;
 mod split;
 
@@ -479,6 +480,82 @@ pub trait ParallelSliceMut<T: Send> {
     {
         let v = self.as_parallel_slice_mut();
         in_pool(|| sort::par_sort_by_key(v, &f, false))
+    }
+
+    /// Reorders the slice so that the element at `index` is the one that would be there if it
+    /// were sorted, every element before it is `<=` it and every one after it `>=` it, and
+    /// returns (the part before, the element, the part after), as std's
+    /// `slice::select_nth_unstable`; in parallel. Panics, as std does, if `index >= len`.
+    ///
+    /// Floyd-Rivest selection: a sorted random sample brackets the element, and the slice is
+    /// partitioned around the two bracketing pivots in parallel blocks, through a scratch
+    /// buffer of the slice's size; the part holding `index` is selected the same way, and
+    /// parts below 64 Ki elements by std. The pivots are read by several threads at once,
+    /// hence `T: Sync`. If the comparison panics, the panic reaches the caller and the slice
+    /// holds a permutation of its elements.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v: Vec<u64> = (0..1_000_000).map(|i| i * 7919 % 1_000_003).collect();
+    /// let (left, median, right) = v.par_select_nth_unstable(500_000);
+    /// assert!(left.iter().all(|x| x <= median) && right.iter().all(|x| x >= median));
+    ///
+    /// let mut w = [5, 1, 4];
+    /// assert_eq!(*w.par_select_nth_unstable(0).1, 1);
+    /// let out_of_range = std::panic::catch_unwind(move || { w.par_select_nth_unstable(3); });
+    /// assert!(out_of_range.is_err());
+    /// ```
+    fn par_select_nth_unstable(&mut self, index: usize) -> (&mut [T], &mut T, &mut [T])
+    where
+        T: Ord + Sync,
+    {
+        select::select_nth_unstable_by(self.as_parallel_slice_mut(), index, &T::cmp)
+    }
+
+    /// As [`par_select_nth_unstable`](Self::par_select_nth_unstable), ordered by `compare`
+    /// (std's `select_nth_unstable_by`); `compare` is `Fn + Sync`.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [1, 5, 2, 4, 3];
+    /// let (_, third_largest, _) = v.par_select_nth_unstable_by(2, |a, b| b.cmp(a));
+    /// assert_eq!(*third_largest, 3);
+    /// ```
+    fn par_select_nth_unstable_by<F>(
+        &mut self,
+        index: usize,
+        compare: F,
+    ) -> (&mut [T], &mut T, &mut [T])
+    where
+        T: Sync,
+        F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
+    {
+        select::select_nth_unstable_by(self.as_parallel_slice_mut(), index, &compare)
+    }
+
+    /// As [`par_select_nth_unstable`](Self::par_select_nth_unstable), ordered by a key (std's
+    /// `select_nth_unstable_by_key`); `key` is `Fn + Sync` and called on both sides of every
+    /// comparison.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let mut v = [-5i32, 1, -2, 4];
+    /// let (_, nth, _) = v.par_select_nth_unstable_by_key(1, |x| x.abs());
+    /// assert_eq!(*nth, -2);
+    /// ```
+    fn par_select_nth_unstable_by_key<K, F>(
+        &mut self,
+        index: usize,
+        key: F,
+    ) -> (&mut [T], &mut T, &mut [T])
+    where
+        T: Sync,
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        select::select_nth_unstable_by(self.as_parallel_slice_mut(), index, &|a: &T, b: &T| {
+            key(a).cmp(&key(b))
+        })
     }
 
     /// Replaces every element by the combination of it and all elements before it:

@@ -50,7 +50,7 @@ mod in_place;
 mod key;
 mod merge;
 mod presorted;
-mod quick;
+pub(crate) mod quick;
 mod radix;
 mod runs;
 mod scratch;

@@ -102,7 +102,7 @@ const BLOCK: usize = 64;
 /// misplaced ones), then swap misplaced pairs. The comparisons of a block are independent, so
 /// the processor overlaps them (and their cache misses, for strings) instead of stalling on a
 /// mispredicted branch after each. The last few blocks' worth goes to `hoare_partition`.
-fn partition<T>(v: &mut [T], goes_left: impl Fn(&T) -> bool) -> usize {
+pub(crate) fn partition<T>(v: &mut [T], goes_left: impl Fn(&T) -> bool) -> usize {
     // `v[..low]` go left, `v[high..]` go right. The block at `low` has `left_count` misplaced
     // elements not yet swapped, at offsets `left_offsets[left_next..][..left_count]`; likewise
     // the block ending at `high`, counted from its end.
