@@ -260,6 +260,8 @@ pub use compat::{array, collections, option, range, range_inclusive, result, str
 pub mod prelude;
 
 pub use algo::{parallel_for, parallel_for_chunks};
+#[doc(hidden)]
+pub use scheduler::__join_call;
 pub use scheduler::{
     broadcast, current_thread_has_pending_tasks, current_thread_index, in_place_scope,
     in_place_scope_fifo, join_context, max_num_threads, scope, scope_fifo, spawn, spawn_broadcast,
