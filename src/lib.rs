@@ -98,6 +98,33 @@
 //! assert_eq!(sum(&v), 5_000_050_000);
 //! ```
 //!
+//! [`join!`] joins any number of closures the same way (a tree of `join`s, every closure
+//! after the first stealable), and [`try_join!`] (or [`try_join`] for two) joins closures that
+//! return `Result` or `Option`: it returns every success, or the leftmost failure, and once one
+//! closure fails, the joins and parallel loops of the others stop at their next split check.
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//!
+//! let v: Vec<u32> = (0..100_000).collect();
+//! let (sum, max, len) = blitz_par::join!(
+//!     || v.par_iter().map(|&x| x as u64).sum::<u64>(),
+//!     || v.par_iter().max(),
+//!     || v.len(),
+//! );
+//! assert_eq!((sum, max, len), (4_999_950_000, Some(&99_999), 100_000));
+//!
+//! // The first closure fails at once; the loop of the second stops early.
+//! let r: Result<(u32, ()), String> = blitz_par::try_join!(
+//!     || Err("no config".to_string()),
+//!     || v.par_iter().try_for_each(|_| Ok(())),
+//! );
+//! assert_eq!(r, Err("no config".to_string()));
+//! ```
+//!
+//! A known list of closures that is not written out (a `Vec` of boxed closures) is a parallel
+//! iterator: `fs.into_par_iter().map(|f| f()).collect::<Vec<_>>()`.
+//!
 //! ## Thread pools
 //!
 //! Parallel work runs on the global pool, one thread per core unless `BLITZ_NUM_THREADS` (or,
@@ -262,6 +289,8 @@ pub use compat::{array, collections, option, range, range_inclusive, result, str
 pub mod prelude;
 
 pub use algo::{parallel_for, parallel_for_chunks};
+#[doc(hidden)]
+pub use scheduler::{__join_call, __try_join_kind, __try_join_scope, TryScope};
 pub use scheduler::{
     broadcast, current_thread_has_pending_tasks, current_thread_index, in_place_scope,
     in_place_scope_fifo, join_context, max_num_threads, scope, scope_fifo, spawn, spawn_broadcast,
@@ -270,4 +299,5 @@ pub use scheduler::{
     Yield,
 };
 pub use scheduler::{current_num_threads, join};
+pub use scheduler::{try_join, TryJoinResult};
 pub use sync::SyncPtr;

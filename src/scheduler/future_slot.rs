@@ -83,14 +83,76 @@ impl CancelToken {
     /// Work of no task: never cancelled.
     pub(crate) const NONE: CancelToken = CancelToken(std::ptr::null());
 
-    /// Whether the token's task was cancelled.
+    /// Whether the token's task was cancelled, or, for a [`CancelNode`]'s token, that node or
+    /// any of the tokens it hangs from.
     ///
     /// # Safety
-    /// The token is `NONE`, or its task's slot is alive.
+    /// The token is `NONE`, or its task's slot (its node, and every node and slot it hangs
+    /// from) is alive.
     #[inline]
     pub(crate) unsafe fn is_cancelled(self) -> bool {
-        // SAFETY: alive, by contract. Relaxed: see the module docs.
-        !self.0.is_null() && unsafe { (*self.0).load(Ordering::Relaxed) } & CANCELLED != 0
+        let mut token = self;
+        loop {
+            if token.0.is_null() {
+                return false;
+            }
+            let node = token.0.addr() & NODE_TAG != 0;
+            let word = token.0.map_addr(|a| a & !NODE_TAG);
+            // SAFETY: alive, by contract. Relaxed: see the module docs.
+            if unsafe { (*word).load(Ordering::Relaxed) } & CANCELLED != 0 {
+                return true;
+            }
+            if !node {
+                return false;
+            }
+            // SAFETY: a tagged token points to the `state` of a live `CancelNode`, its first
+            // field (`repr(C)`); its parent is alive as long as it is (`CancelNode::new`).
+            token = unsafe { (*word.cast::<CancelNode>()).parent };
+        }
+    }
+}
+
+/// The low bit of a [`CancelToken`] that says it points to a [`CancelNode`] rather than to a
+/// task's slot (state words are aligned to at least 2 bytes).
+const NODE_TAG: usize = 1;
+const _: () = assert!(std::mem::align_of::<AtomicUsize>() > NODE_TAG);
+
+/// A cancellation of part of a task's work (`try_join`: the closures of one call): cancelled
+/// by itself, or by the token it hangs from (the work it is part of). Its token is what the
+/// threads running that part carry; a cancel sets the bit only, the canceller raises the split
+/// requests (`Registry::interrupt`) as `spawn_future`'s does.
+#[repr(C)]
+pub(crate) struct CancelNode {
+    /// `CANCELLED` or 0; first, so that a pointer to it is one to the node.
+    state: AtomicUsize,
+    /// The token of the work this part belongs to.
+    parent: CancelToken,
+}
+
+impl CancelNode {
+    /// A node under `parent`, the token of the work that makes it. The node must not outlive
+    /// the work `parent` belongs to (it lives in a frame of that work).
+    pub(crate) fn new(parent: CancelToken) -> Self {
+        CancelNode {
+            state: AtomicUsize::new(0),
+            parent,
+        }
+    }
+
+    /// The token of the work under this node (valid while the node is alive).
+    pub(crate) fn token(&self) -> CancelToken {
+        CancelToken((&self.state as *const AtomicUsize).map_addr(|a| a | NODE_TAG))
+    }
+
+    /// Cancels the work under this node. Relaxed: the bit only says that the work is unwanted;
+    /// what the canceller wrote for its caller reaches it through the join it waits on.
+    pub(crate) fn cancel(&self) {
+        self.state.fetch_or(CANCELLED, Ordering::Relaxed);
+    }
+
+    /// Whether this node itself was cancelled (not the work it hangs from).
+    pub(crate) fn is_cancelled_here(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & CANCELLED != 0
     }
 }
 

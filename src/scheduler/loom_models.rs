@@ -1,7 +1,7 @@
 //! loom models of the lock-free protocols: the deque (push, pop and steal racing), the latch
 //! (set racing with falling asleep), sleep/wake (a job posted while a worker goes to sleep
-//! is never lost) and the watch's hand-off (the rest of a loop goes to exactly one of its
-//! owner and the watchman). Run with `RUSTFLAGS="--cfg loom" cargo test --release --lib loom_models`.
+//! is never lost), the watch's hand-off (the rest of a loop goes to exactly one of its
+//! owner and the watchman) and `try_join`'s chained cancel. Run with `RUSTFLAGS="--cfg loom" cargo test --release --lib loom_models`.
 //!
 //! Futex waits are modelled as "yield and return spuriously" (`sync::futex`), so a lost
 //! wake-up appears as a thread that never leaves its wait loop, which loom reports.
@@ -320,6 +320,33 @@ mod models {
                 // SAFETY: made by `Box::into_raw` above; nobody uses it any more.
                 drop(unsafe { Box::from_raw(frame) });
             }
+        });
+    }
+
+    /// `try_join`'s cancellation (`future_slot.rs`, `CancelNode`): a cancel of a node is seen
+    /// through the token of every node hung from it, and a node's own bit is its own: a
+    /// grandchild's token sees the root's cancel once the canceller is joined (as the waiting
+    /// side of a join is, through its latch), and a check that races with it sees either.
+    #[test]
+    fn cancel_node_sees_its_parents_cancel() {
+        use crate::scheduler::future_slot::{CancelNode, CancelToken};
+        loom::model(|| {
+            let root = Arc::new(CancelNode::new(CancelToken::NONE));
+            let child = Arc::new(CancelNode::new(root.token()));
+            let grandchild = CancelNode::new(child.token());
+            let canceller = {
+                let root = root.clone();
+                thread::spawn(move || root.cancel())
+            };
+            // SAFETY: the Arcs and the local keep every node of the chain alive.
+            let _racing = unsafe { grandchild.token().is_cancelled() };
+            assert!(!child.is_cancelled_here() && !grandchild.is_cancelled_here());
+            canceller.join().unwrap();
+            // SAFETY: as above.
+            assert!(unsafe { grandchild.token().is_cancelled() });
+            assert!(root.is_cancelled_here());
+            // SAFETY: as above; `NONE` is never cancelled.
+            assert!(!unsafe { CancelToken::NONE.is_cancelled() });
         });
     }
 }

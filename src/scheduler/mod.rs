@@ -15,6 +15,8 @@
 //! - `watch.rs`, `watch_slot.rs`: the watch, which hands the rest of a short loop to the pool
 //!   while its first item runs long, and the slot it is handed over through;
 //! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
+//! - `join_many.rs`: the `join!` macro, a tree of `join`s; `try_join.rs`: `try_join` and
+//!   `try_join!`, which stop the other closures once one fails;
 //! - this file: the iterators' interface (`enter`, `poll`, `share`, `wake`, `thief_awake`,
 //!   `Watch`; `README.md`, "The iterators' interface"), and the public queries of the pool;
 //! - `spawn_future.rs`, `future_slot.rs`: `spawn_future`, and the lock-free slot through which
@@ -31,6 +33,7 @@ mod global;
 mod injector;
 mod job;
 mod join;
+mod join_many;
 mod latch;
 mod pool;
 mod registry;
@@ -38,6 +41,7 @@ mod scope;
 mod sleep;
 mod spawn;
 mod spawn_future;
+mod try_join;
 #[cfg(not(loom))]
 mod watch;
 mod watch_slot;
@@ -54,10 +58,15 @@ pub(crate) use deterministic::{
 };
 pub(crate) use join::join_offered;
 pub use join::{join, join_context, FnContext};
+#[doc(hidden)]
+pub use join_many::__join_call;
 pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};
 pub use spawn_future::{spawn_future, SpawnFuture};
+#[doc(hidden)]
+pub use try_join::{__try_join_kind, __try_join_scope, TryScope};
+pub use try_join::{try_join, TryJoinResult};
 
 use registry::Owner;
 

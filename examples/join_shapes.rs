@@ -1,0 +1,97 @@
+//! Instruction counts of the ways to join a few closures, for callgrind (valgrind counts
+//! instructions, which other load on the machine does not change):
+//!
+//! ```text
+//! cargo build --release --example join_shapes
+//! valgrind --tool=callgrind --separate-threads=yes target/release/examples/join_shapes tree
+//! ```
+//!
+//! Each shape runs `ROUNDS` times on a pool of two threads, from the main thread (a guest of
+//! the pool, so the counts of the main thread's file are the loop's): `plain` (the four calls
+//! one after the other), `tree` (`join!` of four), `chain` (`join(a, || join(b, || join(c,
+//! d)))`), `try` (`try_join!` of four that succeed), `parmap` (an array of four closures as a
+//! parallel iterator, collected into a `Vec`) and `joinall` (a recursive join over the same
+//! closures, written into a `Vec`). Subtract `plain` and divide by `ROUNDS`.
+
+use blitz_par::prelude::*;
+use std::hint::black_box;
+use std::mem::MaybeUninit;
+
+const ROUNDS: u64 = 100_000;
+
+#[inline(never)]
+fn work(i: u64) -> u64 {
+    black_box(i).wrapping_mul(3) + 1
+}
+
+/// A join of a known list of closures, as a `join_all` would be: halves joined recursively,
+/// each result written in place.
+fn join_all<F: FnOnce() -> u64 + Send>(fs: &mut [Option<F>], out: &mut [MaybeUninit<u64>]) {
+    if fs.len() == 1 {
+        out[0].write((fs[0].take().expect("each closure runs once"))());
+        return;
+    }
+    let mid = fs.len() / 2;
+    let (fl, fr) = fs.split_at_mut(mid);
+    let (ol, or) = out.split_at_mut(mid);
+    blitz_par::join(|| join_all(fl, ol), || join_all(fr, or));
+}
+
+fn round(shape: &str, i: u64) -> u64 {
+    match shape {
+        "plain" => work(i) + work(i + 1) + work(i + 2) + work(i + 3),
+        "tree" => {
+            let (a, b, c, d) =
+                blitz_par::join!(|| work(i), || work(i + 1), || work(i + 2), || work(i + 3));
+            a + b + c + d
+        }
+        "chain" => {
+            let (a, (b, (c, d))) = blitz_par::join(
+                || work(i),
+                || {
+                    blitz_par::join(
+                        || work(i + 1),
+                        || blitz_par::join(|| work(i + 2), || work(i + 3)),
+                    )
+                },
+            );
+            a + b + c + d
+        }
+        "try" => {
+            let r: Result<_, ()> = blitz_par::try_join!(
+                || Ok(work(i)),
+                || Ok(work(i + 1)),
+                || Ok(work(i + 2)),
+                || Ok(work(i + 3))
+            );
+            let (a, b, c, d) = r.unwrap();
+            a + b + c + d
+        }
+        "parmap" => {
+            let fs = [0, 1, 2, 3].map(|k| move || work(i + k));
+            let v: Vec<u64> = fs.into_par_iter().map(|f| f()).collect();
+            v.iter().sum()
+        }
+        "joinall" => {
+            let mut fs = [0, 1, 2, 3].map(|k| Some(move || work(i + k)));
+            let mut v: Vec<u64> = Vec::with_capacity(4);
+            join_all(&mut fs, &mut v.spare_capacity_mut()[..4]);
+            // SAFETY: `join_all` wrote all four.
+            unsafe { v.set_len(4) };
+            v.iter().sum()
+        }
+        other => panic!("unknown shape {other}: plain, tree, chain, try, parmap, joinall"),
+    }
+}
+
+fn main() {
+    let shape = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "tree".to_string());
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let total = pool.install(|| (0..ROUNDS).map(|i| round(&shape, i)).sum::<u64>());
+    println!("{shape}: {total}");
+}
