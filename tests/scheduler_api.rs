@@ -3,7 +3,7 @@
 
 use blitz_par::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 #[path = "common/watchdog.rs"]
 mod watchdog;
