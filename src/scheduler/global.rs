@@ -14,6 +14,19 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
     GLOBAL.get_or_init(default_global_registry)
 }
 
+/// Whether the pool that parallel work of this thread runs in is deterministic: its own
+/// pool's switch, or the global pool's for a thread outside every pool (which the variable
+/// decides, before the global pool exists too).
+pub(crate) fn deterministic_pool() -> bool {
+    Owner::with_current(|owner| match owner {
+        Some(owner) => owner.registry().deterministic,
+        None => match GLOBAL.get() {
+            Some(registry) => registry.deterministic,
+            None => super::deterministic_from_env(),
+        },
+    })
+}
+
 /// Whether parallel work that a thread outside every pool starts must run on the global
 /// pool's workers, the caller blocking, rather than partly on the caller as a guest: the pool
 /// was configured so (`ThreadPoolBuilder::pool_threads_only`) and has no guest seats. Before

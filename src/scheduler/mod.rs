@@ -49,9 +49,8 @@ mod tests;
 pub mod loom_models;
 
 pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
-pub(crate) use deterministic::{
-    deterministic_from_env, deterministic_pool, may_be_deterministic, note_deterministic,
-};
+pub(crate) use deterministic::{deterministic_from_env, may_be_deterministic, note_deterministic};
+pub(crate) use global::deterministic_pool;
 pub(crate) use join::join_offered;
 pub use join::{join, join_context, FnContext};
 pub use pool::ThreadPool;
