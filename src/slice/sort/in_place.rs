@@ -49,7 +49,7 @@ use super::key::RadixKey;
 use super::radix::{fit_interpolation, Classifier, Digit, Offset};
 use super::scratch::Scratch;
 use super::sequential_radix::sequential_radix;
-use super::{poll_scheduler, share_with_sleepers, Tuning};
+use super::thresholds::{poll_scheduler, share_with_sleepers, Tuning};
 use crate::sync::CachePadded;
 use crate::SyncPtr;
 

@@ -40,7 +40,7 @@ use std::mem::MaybeUninit;
 
 use super::key::{cast_slice_mut, cast_value, is_fn_item, is_type, RadixKey};
 use super::presorted::{try_par_reverse_descending, FEW_RUNS};
-use super::{poll_scheduler, Tuning};
+use super::thresholds::{poll_scheduler, Tuning};
 
 #[cfg(test)]
 thread_local! {
@@ -144,7 +144,7 @@ pub(super) fn sort_by_key_bits<T: Send>(
         return Ok(());
     }
     let range_bits = u64::BITS - (greatest - least).leading_zeros();
-    let shift = super::index_bits(len);
+    let shift = super::gather::index_bits(len);
     if range_bits + shift > u64::BITS {
         return Err(bits);
     }
@@ -152,7 +152,7 @@ pub(super) fn sort_by_key_bits<T: Send>(
         .enumerate()
         .for_each(|(i, k)| *k = ((*k - least) << shift) | i as u64);
     radix_sort(&mut bits, tuning);
-    super::gather_in_order(v, &bits, tuning);
+    super::gather::gather_in_order(v, &bits, tuning);
     Ok(())
 }
 

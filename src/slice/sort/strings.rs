@@ -41,7 +41,9 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::{gather_in_order, index_bits, key, merge, poll_scheduler, radix, Tuning};
+use super::gather::{gather_in_order, index_bits};
+use super::thresholds::{poll_scheduler, Tuning};
+use super::{key, merge, radix};
 use crate::prelude::*;
 use crate::SyncPtr;
 

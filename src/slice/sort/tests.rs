@@ -607,7 +607,7 @@ fn primitive_keys_sort_by_radix() {
             let least = input.iter().map(wide).min().unwrap_or(0);
             let greatest = input.iter().map(wide).max().unwrap_or(0);
             let range_bits = u64::BITS - (greatest - least).leading_zeros();
-            let fits = range_bits == 0 || range_bits + index_bits(len) <= u64::BITS;
+            let fits = range_bits == 0 || range_bits + gather::index_bits(len) <= u64::BITS;
             assert_eq!(
                 radix::try_radix_sort_by_key(&mut untouched, &wide, &TINY),
                 fits
