@@ -53,6 +53,7 @@ mod merge;
 mod presorted;
 mod quick;
 mod radix;
+mod radix_parts;
 mod runs;
 mod scratch;
 mod sequential_radix;

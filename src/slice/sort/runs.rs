@@ -25,7 +25,7 @@ use std::mem::MaybeUninit;
 
 use super::key::RadixKey;
 use super::presorted::{pairs_in_order, par_swap_mirrored};
-use super::radix::{as_uninit_mut, par_copy_into, radix_block_len};
+use super::radix_parts::{as_uninit_mut, par_copy_into, radix_block_len};
 use super::scratch::Scratch;
 use super::thresholds::{poll_scheduler, Tuning};
 
