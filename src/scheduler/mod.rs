@@ -20,6 +20,9 @@
 //! - `spawn_future.rs`, `future_slot.rs`: `spawn_future`, and the lock-free slot through which
 //!   its job hands the result to the awaiting task and wakes it;
 //! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive;
+//! - `global.rs`: the global pool: its registry, started on first use, the environment's thread
+//!   count, and how work started outside every pool reaches it;
+//! - `deterministic.rs`: the deterministic switch of pools and the process-wide hint;
 //! - `loom_models.rs` (under `--cfg loom`) and `tests.rs`: the protocols' models and the tests
 //!   that look at internal state.
 
