@@ -12,7 +12,7 @@ A command is a binary, or a binary and its argument in one quoted word (`"BINARY
 `"BINARY seq"`: the same sums with rayon or the sequential loop). Build the binaries with
 `cargo build --release --example first_call` in each worktree and pass
 `target/release/examples/first_call` of each. On a shared machine, run it while nothing
-else runs (here: under `/work/coord/bin/quiet`).
+else runs.
 """
 import argparse
 import statistics

@@ -279,7 +279,8 @@ pub use integrations::indicatif;
 #[cfg(doctest)]
 mod compile_fail;
 
-/// The liveness tests' watchdog, shared with the tests in `tests/`.
+/// The liveness tests' watchdog, shared with the tests in `tests/`: compiled into the unit
+/// tests' binary only (`cfg(test)`), never into the library a dependent builds.
 #[cfg(test)]
 #[path = "../tests/common/watchdog.rs"]
 mod watchdog;

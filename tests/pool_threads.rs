@@ -8,6 +8,8 @@
 //! every user closure checks where it runs.
 
 mod support;
+#[path = "common/watchdog.rs"]
+mod watchdog;
 
 use blitz_par::prelude::*;
 use blitz_par::ThreadPoolBuilder;
@@ -319,8 +321,7 @@ fn exercise_spawns(p: &'static Probe) {
         tx.lock().unwrap().send(()).unwrap();
     });
     for _ in 0..5 + blitz_par::current_num_threads() {
-        rx.recv_timeout(Duration::from_secs(60))
-            .expect("a spawned job ran");
+        watchdog::recv(&rx, "a spawned job ran");
     }
     // `spawn_future` never runs its closure on the caller's thread, whatever the pool.
     let future = blitz_par::spawn_future(move || {

@@ -318,21 +318,15 @@ fn spawn_runs_and_panics_reach_the_handler() {
         .build()
         .unwrap();
     p.spawn(|| panic!("spawned"));
-    let panicked = rx.recv_timeout(Duration::from_secs(60));
-    assert_eq!(
-        panicked.expect("the spawned job's panic reached the handler within 60 s"),
-        "spawned"
-    );
+    let panicked = watchdog::recv(&rx, "the spawned job's panic reached the handler");
+    assert_eq!(panicked, "spawned");
     let (tx2, rx2) = mpsc::channel();
     for i in 0..100 {
         let tx2 = tx2.clone();
         p.spawn(move || tx2.send(i).unwrap());
     }
     let mut got: Vec<i32> = (0..100)
-        .map(|_| {
-            let sent = rx2.recv_timeout(Duration::from_secs(60));
-            sent.expect("each of 100 spawned jobs ran within 60 s")
-        })
+        .map(|_| watchdog::recv(&rx2, "each of 100 spawned jobs ran"))
         .collect();
     got.sort();
     assert_eq!(got, (0..100).collect::<Vec<_>>());

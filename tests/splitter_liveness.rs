@@ -2,6 +2,9 @@
 //! threads (heavy items shared at once, the watch handing out the rest of a short loop while
 //! its first item runs long), so that no item is left waiting behind another.
 
+#[path = "common/watchdog.rs"]
+mod watchdog;
+
 use blitz_par::prelude::*;
 
 /// Items that each take long (blocking work: I/O, a lock, a sleep) are shared out as soon as
@@ -9,7 +12,7 @@ use blitz_par::prelude::*;
 /// pool of eight threads, each waiting until all seven have started. Through a range (the
 /// indexed loop, its halves split off by joins), through `par_bridge`, whose leaves drain
 /// one shared iterator, and through `par_lines` (an unindexed drive). Before the heavy-items
-/// change they ran the items one after another, each waiting for the 10 s guard; until the
+/// change they ran the items one after another, each waiting for the watchdog's guard; until the
 /// share counted every job in the deque, the range form stalled about one run in five under
 /// load, a job left in a blocked thread's deque with no worker woken for it; until stolen
 /// halves made every later leaf share first, `par_lines` stalled in most runs (a thief that
@@ -19,13 +22,13 @@ use blitz_par::prelude::*;
 #[test]
 fn heavy_items_are_shared_at_once() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let pool = blitz_par::ThreadPoolBuilder::new()
         .num_threads(8)
         .build()
         .unwrap();
     // Item 0 shows that items are long (over the ~20 us a split costs); each other item
-    // waits until all seven have started (or 10 s have passed: then it fails the test).
+    // waits until all seven have started (or the watchdog's limit passed: then it fails the test).
     type Item<'a> = &'a (dyn Fn(usize) + Sync);
     let run = |name: &str, drive: &(dyn Fn(Item<'_>) + Sync)| {
         let started = AtomicUsize::new(0);
@@ -36,13 +39,8 @@ fn heavy_items_are_shared_at_once() {
                 return;
             }
             started.fetch_add(1, Ordering::SeqCst);
-            let guard = Instant::now();
-            while started.load(Ordering::SeqCst) < 7 {
-                if guard.elapsed() > Duration::from_secs(10) {
-                    gave_up.store(true, Ordering::SeqCst);
-                    return;
-                }
-                std::thread::sleep(Duration::from_micros(200));
+            if !watchdog::wait_until(|| started.load(Ordering::SeqCst) >= 7) {
+                gave_up.store(true, Ordering::SeqCst);
             }
         };
         pool.install(|| drive(&item));
@@ -67,11 +65,10 @@ fn heavy_items_are_shared_at_once() {
 type Item<'a> = &'a (dyn Fn(usize) + Sync);
 
 /// Runs `drive`, a loop over `n` items that calls the item function it is given once for each
-/// of `0..n`: item 0 waits (10 s guard) until every other item has run (`all`), or at least
+/// of `0..n`: item 0 waits (watchdog's guard) until every other item has run (`all`), or at least
 /// the last one. Panics, naming `name`, if it waited out the guard.
 fn first_item_waits(name: &str, n: usize, all: bool, drive: &(dyn Fn(Item<'_>) + Sync)) {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::time::{Duration, Instant};
     let others = AtomicUsize::new(0);
     let last = AtomicBool::new(false);
     let gave_up = AtomicBool::new(false);
@@ -81,13 +78,10 @@ fn first_item_waits(name: &str, n: usize, all: bool, drive: &(dyn Fn(Item<'_>) +
             last.fetch_or(i == n - 1, Ordering::SeqCst);
             return;
         }
-        let guard = Instant::now();
-        while !(last.load(Ordering::SeqCst) && (!all || others.load(Ordering::SeqCst) == n - 1)) {
-            if guard.elapsed() > Duration::from_secs(10) {
-                gave_up.store(true, Ordering::SeqCst);
-                return;
-            }
-            std::thread::sleep(Duration::from_micros(100));
+        let done =
+            || last.load(Ordering::SeqCst) && (!all || others.load(Ordering::SeqCst) == n - 1);
+        if !watchdog::wait_until(done) {
+            gave_up.store(true, Ordering::SeqCst);
         }
     };
     drive(&item);
@@ -117,7 +111,7 @@ fn inside_and_outside(case: impl Fn(usize, &(dyn Fn(&(dyn Fn() + Sync)) + Sync))
 
 /// A short loop's first item that runs long has the rest of the loop handed to the pool
 /// while it runs (the watch, `scheduler/watch.rs`): item 0 waits until every other item has
-/// run (10 s guard), in a `for_each`, a collect into a vector (whose loop keeps one folder)
+/// run (watchdog's guard), in a `for_each`, a collect into a vector (whose loop keeps one folder)
 /// and a `sum`, and in searches from the back (`position_last`, `find_map_last`: the last
 /// item waits), inside a pool (the caller waits in its seat) and from outside every pool
 /// (with a global pool of two threads or more).
@@ -179,7 +173,7 @@ fn a_long_first_item_hands_out_the_rest() {
 }
 
 /// The watch also covers unindexed drives: their first split hands its second half to the
-/// pool while the first half's first item runs long. Item 0 waits (10 s guard) until the last
+/// pool while the first half's first item runs long. Item 0 waits (watchdog's guard) until the last
 /// item has run: through `par_bridge` (whose handed-out leaf drains the shared iterator, so
 /// every other item runs), `par_lines` and `par_split`, inside a 3-thread pool and from
 /// outside every pool (with a global pool of two threads or more). Before, the other items

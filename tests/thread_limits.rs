@@ -9,6 +9,8 @@
 #![cfg(target_os = "linux")]
 
 mod support;
+#[path = "common/watchdog.rs"]
+mod watchdog;
 
 use blitz_par::prelude::*;
 use blitz_par::ThreadPoolBuilder;
@@ -89,10 +91,7 @@ fn later_calls_work() {
     let tx = Mutex::new(tx);
     blitz_par::spawn_broadcast(move |_| tx.lock().unwrap().send(1).unwrap());
     let received: usize = (0..n + 1)
-        .map(|_| {
-            rx.recv_timeout(Duration::from_secs(60))
-                .expect("spawned job ran")
-        })
+        .map(|_| watchdog::recv(&rx, "a spawned job ran"))
         .sum();
     assert_eq!(received, n + 1);
 }

@@ -21,59 +21,6 @@ use std::fmt;
 use std::io;
 use std::sync::Arc;
 
-/// The number of threads a pool uses when none is configured: `BLITZ_NUM_THREADS` if it holds
-/// a positive integer, else `RAYON_NUM_THREADS` if it does (a deployment configured for rayon
-/// keeps its limit; 0 there means the default, as in rayon), else
-/// `std::thread::available_parallelism()`. An unusable value is reported on stderr once.
-/// Also says whether a variable decided it (a thread count the user chose).
-pub(super) fn default_num_threads() -> (usize, bool) {
-    static REPORTED: std::sync::Once = std::sync::Once::new();
-    let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
-    let rayon = std::env::var("RAYON_NUM_THREADS").ok();
-    let (chosen, ignored) = threads_from_env(blitz.as_deref(), rayon.as_deref());
-    let n = chosen.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    if !ignored.is_empty() {
-        REPORTED.call_once(|| {
-            for (name, value) in ignored {
-                eprintln!(
-                    "blitz-par: ignoring {name}={value:?}: expected a positive integer; \
-                     using {n} threads"
-                );
-            }
-        });
-    }
-    (n, chosen.is_some())
-}
-
-/// The thread count that the values of `BLITZ_NUM_THREADS` and `RAYON_NUM_THREADS` (`None`:
-/// unset) ask for, if any, and the variables whose values were unusable, with those values.
-/// The first variable set to a positive integer decides; `RAYON_NUM_THREADS=0` asks for the
-/// default, as rayon reads it.
-pub(super) fn threads_from_env<'v>(
-    blitz: Option<&'v str>,
-    rayon: Option<&'v str>,
-) -> (Option<usize>, Vec<(&'static str, &'v str)>) {
-    let mut ignored = Vec::new();
-    if let Some(value) = blitz {
-        match value.trim().parse::<usize>() {
-            Ok(n) if n > 0 => return (Some(n), ignored),
-            _ => ignored.push(("BLITZ_NUM_THREADS", value)),
-        }
-    }
-    if let Some(value) = rayon {
-        match value.trim().parse::<usize>() {
-            Ok(0) => {}
-            Ok(n) => return (Some(n), ignored),
-            Err(_) => ignored.push(("RAYON_NUM_THREADS", value)),
-        }
-    }
-    (None, ignored)
-}
-
 /// Why a pool could not be built.
 ///
 /// ```
@@ -863,7 +810,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             ));
         }
         let (num_threads, chosen) = if num_threads == 0 {
-            default_num_threads()
+            super::global::default_num_threads()
         } else {
             (num_threads, true)
         };
@@ -946,36 +893,5 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
                 Err(already())
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::threads_from_env;
-
-    #[test]
-    fn blitz_then_rayon_variable_decides_the_thread_count() {
-        assert_eq!(threads_from_env(None, None), (None, vec![]));
-        assert_eq!(threads_from_env(Some("3"), None), (Some(3), vec![]));
-        assert_eq!(threads_from_env(Some(" 3\n"), Some("5")), (Some(3), vec![]));
-        assert_eq!(threads_from_env(None, Some("5")), (Some(5), vec![]));
-        // 0 asks rayon for its default; for us it is not a thread count.
-        assert_eq!(threads_from_env(None, Some("0")), (None, vec![]));
-        assert_eq!(
-            threads_from_env(Some("0"), None),
-            (None, vec![("BLITZ_NUM_THREADS", "0")])
-        );
-        // An unusable value is reported and the next source decides.
-        assert_eq!(
-            threads_from_env(Some("lots"), Some("4")),
-            (Some(4), vec![("BLITZ_NUM_THREADS", "lots")])
-        );
-        assert_eq!(
-            threads_from_env(Some("-2"), Some("x")),
-            (
-                None,
-                vec![("BLITZ_NUM_THREADS", "-2"), ("RAYON_NUM_THREADS", "x")]
-            )
-        );
     }
 }

@@ -6,7 +6,6 @@
 //! at the pool ([`deterministic_pool`]) and at its own thread-local requests
 //! (`iter/plumbing/fixed_tree.rs`).
 
-use super::registry::Owner;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
@@ -78,19 +77,6 @@ fn parse_switch(value: Option<&str>) -> Result<bool, &str> {
         "1" | "true" | "on" | "yes" => Ok(true),
         _ => Err(value),
     }
-}
-
-/// Whether the pool that parallel work of this thread runs in is deterministic: its own
-/// pool's switch, or the global pool's for a thread outside every pool (which the variable
-/// decides, before the global pool exists too).
-pub(crate) fn deterministic_pool() -> bool {
-    Owner::with_current(|owner| match owner {
-        Some(owner) => owner.registry().deterministic,
-        None => match super::global::GLOBAL.get() {
-            Some(registry) => registry.deterministic,
-            None => deterministic_from_env(),
-        },
-    })
 }
 
 #[cfg(test)]

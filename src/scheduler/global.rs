@@ -14,6 +14,19 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
     GLOBAL.get_or_init(default_global_registry)
 }
 
+/// Whether the pool that parallel work of this thread runs in is deterministic: its own
+/// pool's switch, or the global pool's for a thread outside every pool (which the variable
+/// decides, before the global pool exists too).
+pub(crate) fn deterministic_pool() -> bool {
+    Owner::with_current(|owner| match owner {
+        Some(owner) => owner.registry().deterministic,
+        None => match GLOBAL.get() {
+            Some(registry) => registry.deterministic,
+            None => super::deterministic_from_env(),
+        },
+    })
+}
+
 /// Whether parallel work that a thread outside every pool starts must run on the global
 /// pool's workers, the caller blocking, rather than partly on the caller as a guest: the pool
 /// was configured so (`ThreadPoolBuilder::pool_threads_only`) and has no guest seats. Before
@@ -66,8 +79,7 @@ fn global_threads_from_env() -> (Option<usize>, bool) {
     *READ.get_or_init(|| {
         let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
         let rayon = std::env::var("RAYON_NUM_THREADS").ok();
-        let (chosen, ignored) =
-            super::builder::threads_from_env(blitz.as_deref(), rayon.as_deref());
+        let (chosen, ignored) = threads_from_env(blitz.as_deref(), rayon.as_deref());
         (chosen, !ignored.is_empty())
     })
 }
@@ -102,7 +114,7 @@ pub(crate) fn planned_global_threads() -> Option<usize> {
 /// lets start (`Registry::start_lenient`). Outside callers take part in its work, unless the
 /// environment asks for one thread.
 pub(crate) fn default_global_registry() -> Arc<Registry> {
-    let (num_threads, chosen) = super::builder::default_num_threads();
+    let (num_threads, chosen) = default_num_threads();
     let pool_threads_only = chosen && num_threads == 1;
     // `BLITZ_DETERMINISTIC` decides for the global pool as for every unconfigured one.
     let deterministic = super::deterministic_from_env();
@@ -118,4 +130,88 @@ pub(crate) fn default_global_registry() -> Arc<Registry> {
         },
         "global thread pool",
     )
+}
+
+/// The number of threads a pool uses when none is configured: `BLITZ_NUM_THREADS` if it holds
+/// a positive integer, else `RAYON_NUM_THREADS` if it does (a deployment configured for rayon
+/// keeps its limit; 0 there means the default, as in rayon), else
+/// `std::thread::available_parallelism()`. An unusable value is reported on stderr once.
+/// Also says whether a variable decided it (a thread count the user chose).
+pub(super) fn default_num_threads() -> (usize, bool) {
+    static REPORTED: std::sync::Once = std::sync::Once::new();
+    let blitz = std::env::var("BLITZ_NUM_THREADS").ok();
+    let rayon = std::env::var("RAYON_NUM_THREADS").ok();
+    let (chosen, ignored) = threads_from_env(blitz.as_deref(), rayon.as_deref());
+    let n = chosen.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if !ignored.is_empty() {
+        REPORTED.call_once(|| {
+            for (name, value) in ignored {
+                eprintln!(
+                    "blitz-par: ignoring {name}={value:?}: expected a positive integer; \
+                     using {n} threads"
+                );
+            }
+        });
+    }
+    (n, chosen.is_some())
+}
+
+/// The thread count that the values of `BLITZ_NUM_THREADS` and `RAYON_NUM_THREADS` (`None`:
+/// unset) ask for, if any, and the variables whose values were unusable, with those values.
+/// The first variable set to a positive integer decides; `RAYON_NUM_THREADS=0` asks for the
+/// default, as rayon reads it.
+pub(super) fn threads_from_env<'v>(
+    blitz: Option<&'v str>,
+    rayon: Option<&'v str>,
+) -> (Option<usize>, Vec<(&'static str, &'v str)>) {
+    let mut ignored = Vec::new();
+    if let Some(value) = blitz {
+        match value.trim().parse::<usize>() {
+            Ok(n) if n > 0 => return (Some(n), ignored),
+            _ => ignored.push(("BLITZ_NUM_THREADS", value)),
+        }
+    }
+    if let Some(value) = rayon {
+        match value.trim().parse::<usize>() {
+            Ok(0) => {}
+            Ok(n) => return (Some(n), ignored),
+            Err(_) => ignored.push(("RAYON_NUM_THREADS", value)),
+        }
+    }
+    (None, ignored)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threads_from_env;
+
+    #[test]
+    fn blitz_then_rayon_variable_decides_the_thread_count() {
+        assert_eq!(threads_from_env(None, None), (None, vec![]));
+        assert_eq!(threads_from_env(Some("3"), None), (Some(3), vec![]));
+        assert_eq!(threads_from_env(Some(" 3\n"), Some("5")), (Some(3), vec![]));
+        assert_eq!(threads_from_env(None, Some("5")), (Some(5), vec![]));
+        // 0 asks rayon for its default; for us it is not a thread count.
+        assert_eq!(threads_from_env(None, Some("0")), (None, vec![]));
+        assert_eq!(
+            threads_from_env(Some("0"), None),
+            (None, vec![("BLITZ_NUM_THREADS", "0")])
+        );
+        // An unusable value is reported and the next source decides.
+        assert_eq!(
+            threads_from_env(Some("lots"), Some("4")),
+            (Some(4), vec![("BLITZ_NUM_THREADS", "lots")])
+        );
+        assert_eq!(
+            threads_from_env(Some("-2"), Some("x")),
+            (
+                None,
+                vec![("BLITZ_NUM_THREADS", "-2"), ("RAYON_NUM_THREADS", "x")]
+            )
+        );
+    }
 }

@@ -22,6 +22,9 @@
 //! - `spawn_future.rs`, `future_slot.rs`: `spawn_future`, and the lock-free slot through which
 //!   its job hands the result to the awaiting task and wakes it;
 //! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive;
+//! - `global.rs`: the global pool: its registry, started on first use, the environment's thread
+//!   count, and how work started outside every pool reaches it;
+//! - `deterministic.rs`: the deterministic switch of pools and the process-wide hint;
 //! - `loom_models.rs` (under `--cfg loom`) and `tests.rs`: the protocols' models and the tests
 //!   that look at internal state.
 
@@ -53,9 +56,8 @@ mod tests;
 pub mod loom_models;
 
 pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
-pub(crate) use deterministic::{
-    deterministic_from_env, deterministic_pool, may_be_deterministic, note_deterministic,
-};
+pub(crate) use deterministic::{deterministic_from_env, may_be_deterministic, note_deterministic};
+pub(crate) use global::deterministic_pool;
 pub(crate) use join::join_offered;
 pub use join::{join, join_context, FnContext};
 #[doc(hidden)]
@@ -69,6 +71,7 @@ pub use try_join::{__try_join_kind, __try_join_scope, TryScope};
 pub use try_join::{try_join, TryJoinResult};
 
 use registry::Owner;
+pub(crate) use registry::{Reading, Want, MAX_NUM_THREADS};
 
 /// The number of threads of the pool the caller runs in: the global pool's outside any pool.
 ///
@@ -98,11 +101,6 @@ pub fn current_thread_index() -> Option<usize> {
         seat.is_worker().then_some(seat.index)
     })
 }
-
-/// The most worker threads a pool can have: the sleep protocol counts workers in 16 bits
-/// (`sleep.rs`). A larger `num_threads` is clamped to this, as rayon clamps to its own
-/// maximum.
-pub(crate) const MAX_NUM_THREADS: usize = 0xFFFF;
 
 /// The largest number of threads a pool can have; `ThreadPoolBuilder::num_threads` above it
 /// is clamped to it (as in rayon).
@@ -240,41 +238,6 @@ where
 // watch. Each takes an enum that names what it is asked for; every call site passes a constant,
 // so the match folds away (all are `#[inline]`), and each forwards to one method of the calling
 // thread's `Owner`, or does nothing without a seat.
-
-/// What the driver tells [`poll`] of the clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Reading {
-    /// Nothing: the heartbeat reads the clock itself, every `SPLIT_CHECK_WEIGHT`th poll.
-    None,
-    /// The driver reads the clock for the heartbeat, but did not time the chunk just run:
-    /// only an idle thread's request (or a beat already pending) can say yes.
-    Untimed,
-    /// The driver's own reading, taken at the end of the chunk just run: the heartbeat uses
-    /// it instead of reading the clock (one `rdtsc` serves both, see `SETTLED_READ_CHUNKS`).
-    At(u64),
-}
-
-/// What [`poll`] found: whether, and why, the driver should split the work it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Want {
-    /// Nobody wants work.
-    No,
-    /// An idle thread of the pool, awake, asked this thread for work: a split's half is taken
-    /// within about a microsecond.
-    Asked,
-    /// The heartbeat says a sleeping worker should be woken to share the work (or the driver
-    /// asked for an early wake, [`Wake::Sleepers`]): a woken worker starts tens of
-    /// microseconds later.
-    Beat,
-}
-
-impl Want {
-    /// Whether to split at all.
-    #[inline]
-    pub(crate) fn any(self) -> bool {
-        self != Want::No
-    }
-}
 
 /// Whether the splitting driver should split the work it holds now: [`Want::Asked`] when an
 /// idle thread asked for work, [`Want::Beat`] when the heartbeat says a sleeping worker should

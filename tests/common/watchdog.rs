@@ -9,8 +9,8 @@
 #![allow(dead_code)]
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 /// The limit for a test whose work takes well under a second when nothing is lost: generous
 /// enough for a loaded 2-core machine under ThreadSanitizer, short against a CI step. Under
@@ -48,4 +48,33 @@ pub fn within<R: Send + 'static>(
             unreachable!("the watched thread sends its result, or its panic, before it ends")
         }
     }
+}
+
+/// Receives from `rx`, waiting at most [`LIVENESS`]: the one bounded wait for a message that
+/// a test expects (from a spawned job, a handler, another thread). Panics with "`what` did
+/// not happen within ..." if none came, or if every sender is gone.
+pub fn recv<T>(rx: &Receiver<T>, what: &str) -> T {
+    match rx.recv_timeout(LIVENESS) {
+        Ok(value) => value,
+        Err(RecvTimeoutError::Timeout) => {
+            panic!("{what} did not happen within {LIVENESS:?} (a lost wake-up, or a deadlock)")
+        }
+        Err(RecvTimeoutError::Disconnected) => {
+            panic!("{what} did not happen: every sender is gone")
+        }
+    }
+}
+
+/// Waits, polling every 100 us, until `ready()` holds; returns false if it did not within
+/// [`LIVENESS`]. For a wait inside work the test runs on a pool (an item that waits for the
+/// others), which must end, and then fail the test, rather than hold the pool's thread.
+pub fn wait_until(ready: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    while !ready() {
+        if start.elapsed() > LIVENESS {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(100));
+    }
+    true
 }

@@ -9,7 +9,6 @@ use crate::scheduler::builder::{ThreadBuilder, ThreadSpawn};
 use crate::scheduler::deque::Deque;
 use crate::scheduler::latch::CoreLatch;
 use crate::scheduler::sleep::SleepWord;
-use crate::scheduler::MAX_NUM_THREADS;
 use crate::sync::{
     default_thread_stack, futex, room_for_thread, AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
     CachePadded, Mutex, Ordering,
@@ -18,6 +17,11 @@ use std::cell::{RefCell, UnsafeCell};
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
+
+/// The most worker threads a pool can have: the sleep protocol counts workers in 16 bits
+/// (`sleep.rs`). A larger `num_threads` is clamped to this, as rayon clamps to its own
+/// maximum.
+pub(crate) const MAX_NUM_THREADS: usize = 0xFFFF;
 
 thread_local! {
     /// The registry whose seat 0 the calling thread took with `use_current_thread`, and the

@@ -22,8 +22,8 @@ mod lifecycle;
 mod owner;
 mod seat;
 
-pub(crate) use lifecycle::RegistryConfig;
-pub(crate) use owner::{Owner, Recorded};
+pub(crate) use lifecycle::{RegistryConfig, MAX_NUM_THREADS};
+pub(crate) use owner::{Owner, Reading, Recorded, Want};
 pub(crate) use seat::{has_seat, FrameHead, Seat};
 
 use super::injector::Injector;

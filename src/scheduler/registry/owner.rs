@@ -24,10 +24,44 @@ use crate::scheduler::future_slot::{unwind_cancelled, CancelToken};
 use crate::scheduler::job::{JobHeader, JobRef};
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::{IdleState, Sleep, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
-use crate::scheduler::{Reading, Want};
 use crate::sync::{ticks, ticks_in, Ordering};
 use crate::tuning::{HEARTBEAT_NS, JOINS_PER_CLOCK_READ, PROVEN_BEAT_NS, SPLIT_CHECK_WEIGHT};
 use std::marker::PhantomData;
+
+/// What the driver tells [`poll`] of the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// Nothing: the heartbeat reads the clock itself, every `SPLIT_CHECK_WEIGHT`th poll.
+    None,
+    /// The driver reads the clock for the heartbeat, but did not time the chunk just run:
+    /// only an idle thread's request (or a beat already pending) can say yes.
+    Untimed,
+    /// The driver's own reading, taken at the end of the chunk just run: the heartbeat uses
+    /// it instead of reading the clock (one `rdtsc` serves both, see `SETTLED_READ_CHUNKS`).
+    At(u64),
+}
+
+/// What [`poll`] found: whether, and why, the driver should split the work it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// Nobody wants work.
+    No,
+    /// An idle thread of the pool, awake, asked this thread for work: a split's half is taken
+    /// within about a microsecond.
+    Asked,
+    /// The heartbeat says a sleeping worker should be woken to share the work (or the driver
+    /// asked for an early wake, [`Wake::Sleepers`]): a woken worker starts tens of
+    /// microseconds later.
+    Beat,
+}
+
+impl Want {
+    /// Whether to split at all.
+    #[inline]
+    pub(crate) fn any(self) -> bool {
+        self != Want::No
+    }
+}
 
 /// The calling thread's seat, as its owner: access to the owner side of the seat (the bottom
 /// of its deque, its recorded join frames, its heartbeat). See the module docs.

@@ -20,8 +20,8 @@
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::key::RadixKey;
-use super::radix::{radix_block_len, sample_positions};
-use super::{poll_scheduler, Tuning};
+use super::radix_parts::{radix_block_len, sample_positions};
+use super::thresholds::{poll_scheduler, Tuning};
 
 /// The sample is this many keys at most, and at most an eighth of the slice.
 const SAMPLE_MAX: usize = 8192;

@@ -46,10 +46,10 @@ use std::mem::{self, MaybeUninit};
 use std::sync::{Mutex, MutexGuard};
 
 use super::key::RadixKey;
-use super::radix::{fit_interpolation, Classifier, Digit, Offset};
+use super::radix_parts::{fit_interpolation, Classifier, Digit, Offset};
 use super::scratch::Scratch;
 use super::sequential_radix::sequential_radix;
-use super::{poll_scheduler, share_with_sleepers, Tuning};
+use super::thresholds::{poll_scheduler, share_with_sleepers, Tuning};
 use crate::sync::CachePadded;
 use crate::SyncPtr;
 
@@ -645,7 +645,7 @@ mod tests {
         // All keys equal but three, none where the sample looks: the sample's range is one
         // value; the keys that differ must still be found and split.
         let sampled: std::collections::HashSet<usize> =
-            super::super::radix::sample_positions(len, 1024).collect();
+            super::super::radix_parts::sample_positions(len, 1024).collect();
         let unseen: Vec<usize> = (0..len)
             .filter(|i| !sampled.contains(i))
             .step_by(97)

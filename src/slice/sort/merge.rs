@@ -39,7 +39,7 @@ use std::mem::{self, MaybeUninit};
 use std::ptr;
 
 use super::scratch::Scratch;
-use super::{poll_scheduler, Tuning};
+use super::thresholds::{poll_scheduler, Tuning};
 
 /// Sorts `v` by `compare` with a parallel merge sort whose leaves `leaf_sort` sorts (by the
 /// same order). Stable if `leaf_sort` is.

@@ -46,106 +46,28 @@
 //! which runs no user code.
 
 mod counting;
+mod gather;
 mod in_place;
 mod key;
 mod merge;
 mod presorted;
 pub(crate) mod quick;
 mod radix;
+mod radix_parts;
 mod runs;
 mod scratch;
 mod sequential_radix;
 mod strings;
+mod thresholds;
 
 #[cfg(test)]
 mod tests;
 
 use std::cmp::Ordering;
-use std::mem::{self, MaybeUninit};
+use std::mem;
 
-use crate::SyncPtr;
-use scratch::Scratch;
-
-/// Size thresholds. Production uses [`Tuning::DEFAULT`]; unit tests use tiny values so that
-/// small inputs (and Miri) reach every parallel path.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Tuning {
-    /// Below this many elements the public sorts call std's sequential sorts.
-    pub sequential_below: usize,
-    /// Merge sort: leaves per thread (more leaves balance better; each level costs a pass).
-    pub leaves_per_thread: usize,
-    /// Merge sort: no leaf is made shorter than this.
-    pub min_leaf_len: usize,
-    /// Merges of at most this many elements run sequentially.
-    pub merge_sequential_below: usize,
-    /// Copies of at most this many bytes run sequentially.
-    pub copy_sequential_bytes: usize,
-    /// Radix sort: at most this many keys are handled by one thread.
-    pub radix_parallel_below: usize,
-    /// Radix sort: at most this many keys go to `sort_unstable`.
-    pub radix_small: usize,
-    /// Finding runs, counting sort: blocks per thread.
-    pub radix_blocks_per_thread: usize,
-    /// In-place radix sort: buckets of at most this many keys are sorted out of place, with a
-    /// buffer of their size (larger ones get another in-place pass).
-    pub radix_leaf_max: usize,
-    /// In-place radix sort: bytes per block of keys moved at once.
-    pub radix_in_place_block_bytes: usize,
-    /// Byte-string sort: runs of fewer keys are ordered by `sort_unstable`, not the radix sort
-    /// (which costs a scratch buffer and checks per call).
-    pub string_radix_from: usize,
-    /// Merging runs: bytes of keys per piece of the multiway merge (a piece and its working
-    /// space should fit in a core's L2 cache).
-    pub merge_piece_bytes: usize,
-}
-
-impl Tuning {
-    /// Starting points, not a careful tuning (the shared 2-core machine was too loaded for
-    /// that): sequential below 8K elements (a 1,000-element sort must cost what std's does);
-    /// pieces of sequential work of tens of microseconds (4K-element leaves on the spine,
-    /// 64K-key radix blocks, 16K-element merges), so that the heartbeat scheduler gets polled
-    /// often; radix buckets of up to 16 keys go to `sort_unstable` (insertion sort).
-    pub(crate) const DEFAULT: Tuning = Tuning {
-        sequential_below: 8 * 1024,
-        leaves_per_thread: 2,
-        min_leaf_len: 4 * 1024,
-        merge_sequential_below: 16 * 1024,
-        copy_sequential_bytes: 256 * 1024,
-        radix_parallel_below: 64 * 1024,
-        radix_small: 16,
-        radix_blocks_per_thread: 2,
-        radix_leaf_max: 1 << 16,
-        radix_in_place_block_bytes: 1024,
-        string_radix_from: 2048,
-        merge_piece_bytes: 128 * 1024,
-    };
-}
-
-/// Lets the scheduler hand out work; called before each piece of sequential work (a leaf sort,
-/// a sequential merge, one block of a radix pass), each of which takes tens to hundreds of
-/// microseconds.
-///
-/// The scheduler promotes a recorded join (makes it stealable) only when it polls and an idle
-/// thread has asked, and reads its heartbeat clock only once per 512 joins' worth of polls; a
-/// coarse sequential piece makes no polls at all, so a request made during it waited for its
-/// end. So before each piece we make every join this thread has recorded stealable at once
-/// (the oldest holds the most work: the other half of the sort) and take the heartbeat check
-/// (one clock read), which wakes a sleeping worker when one is due. Local 2-core VM, against
-/// promoting only on request: 1M random strings `par_sort_unstable`, fastest of 5, 167-195
-/// against 196-224 ms over six alternated rounds; 10M random u64 `par_sort_unstable`, best
-/// of 5, 66-77 against 80-93 ms; comparison merge sorts unchanged within the noise.
-#[inline]
-pub(super) fn poll_scheduler() {
-    crate::scheduler::share(crate::scheduler::Share::Now);
-}
-
-/// Lets the scheduler hand out work and wakes a sleeping worker for each piece handed out:
-/// called before sequential work of milliseconds (a stripe of an in-place radix pass), during
-/// which a sleeping worker would otherwise not be woken (see `poll_scheduler`).
-#[inline]
-pub(super) fn share_with_sleepers() {
-    crate::scheduler::share(crate::scheduler::Share::Waking);
-}
+use gather::gather_in_order;
+pub(crate) use thresholds::Tuning;
 
 /// `par_sort`: stable, natural order.
 pub(crate) fn par_sort<T: Send + Ord>(v: &mut [T]) {
@@ -339,102 +261,4 @@ fn sort_by_keyed_pairs<T: Send, K: Ord + Send>(
     // Gather the elements in key order into scratch, then copy them back. No user code runs
     // from here on, so nothing can panic between the moves.
     gather_in_order(v, &order, tuning);
-}
-
-/// How many elements ahead `par_gather` asks for the element it will read: its reads are
-/// random, and each would otherwise wait for memory in turn.
-const GATHER_PREFETCH_AHEAD: usize = 16;
-
-/// Asks the processor to load the cache line at `p` (a hint: any address is allowed).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and has no visible effect, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// Puts `v[index(order[i])]` at `i`, for every `i`, where `index` is the low
-/// [`index_bits`]`(v.len())` bits of a key and `order` holds every index once.
-fn gather_in_order<T: Send>(v: &mut [T], order: &[u64], tuning: &Tuning) {
-    let mask = index_mask(v.len());
-    let mut buffer = Scratch::<T>::uninit(v.len());
-    let scratch: &mut [MaybeUninit<T>] = buffer.as_uninit();
-    let from = SyncPtr::new(v);
-    par_gather(order, mask, from, scratch, tuning);
-    par_copy_from_scratch(scratch, SyncPtr::new(v), 0, tuning);
-}
-
-/// Bits of the index in a key, for `len` elements: enough for `len - 1`, at least one.
-fn index_bits(len: usize) -> u32 {
-    (u64::BITS - (len.saturating_sub(1) as u64).leading_zeros()).max(1)
-}
-
-/// The index part of a key, for `len` elements.
-fn index_mask(len: usize) -> u64 {
-    (1u64 << index_bits(len)) - 1
-}
-
-/// `scratch[i] = read(from[order[i] & mask])` for every `i`. The masked `order` must be a
-/// permutation of `0..from.len()` (it is: the keys' indices, permuted by a sort).
-fn par_gather<T: Send>(
-    order: &[u64],
-    mask: u64,
-    from: SyncPtr<'_, T>,
-    scratch: &mut [MaybeUninit<T>],
-    tuning: &Tuning,
-) {
-    if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || order.len() < 2 {
-        poll_scheduler();
-        for (i, (slot, &key)) in scratch.iter_mut().zip(order).enumerate() {
-            if let Some(&ahead) = order.get(i + GATHER_PREFETCH_AHEAD) {
-                prefetch(from.as_ptr().wrapping_add((ahead & mask) as usize));
-            }
-            let index = (key & mask) as usize;
-            assert!(index < from.len());
-            // SAFETY: `index` is in bounds (checked); `order` is a permutation, so each source
-            // element is read by exactly one task, and the source slice is not otherwise used
-            // until the copy back, which overwrites every slot with these bits.
-            slot.write(unsafe { from.get(index).read() });
-        }
-        return;
-    }
-    let mid = order.len() / 2;
-    let (scratch_low, scratch_high) = scratch.split_at_mut(mid);
-    crate::join(
-        || par_gather(&order[..mid], mask, from, scratch_low, tuning),
-        || par_gather(&order[mid..], mask, from, scratch_high, tuning),
-    );
-}
-
-/// Copies all of `scratch` (fully initialised by `par_gather`) to `to[offset..]`.
-fn par_copy_from_scratch<T: Send>(
-    scratch: &mut [MaybeUninit<T>],
-    to: SyncPtr<'_, T>,
-    offset: usize,
-    tuning: &Tuning,
-) {
-    if mem::size_of_val(scratch) <= tuning.copy_sequential_bytes || scratch.len() < 2 {
-        poll_scheduler();
-        // SAFETY: `scratch` holds, initialised, exactly the elements `to` owned (a permutation
-        // from `par_gather`), so overwriting without dropping moves them back; each task copies
-        // a disjoint range `offset..offset + scratch.len()` of `to`, which lies in bounds.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                scratch.as_ptr().cast::<T>(),
-                to.get(offset),
-                scratch.len(),
-            );
-        }
-        return;
-    }
-    let mid = scratch.len() / 2;
-    let (low, high) = scratch.split_at_mut(mid);
-    crate::join(
-        || par_copy_from_scratch(low, to, offset, tuning),
-        || par_copy_from_scratch(high, to, offset + mid, tuning),
-    );
 }

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::key::RadixKey;
-use super::{poll_scheduler, Tuning};
+use super::thresholds::{poll_scheduler, Tuning};
 
 /// Whether every pair of neighbours in `v` is in order: non-decreasing bits, or
 /// non-increasing if `DESCENDING`. Dispatches to a copy of [`pairs_in_order_portable`] compiled

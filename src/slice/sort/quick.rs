@@ -28,7 +28,7 @@
 
 use std::cmp::Ordering;
 
-use super::{poll_scheduler, Tuning};
+use super::thresholds::{poll_scheduler, Tuning};
 
 /// Sorts `v` by `compare`, unstably, in parallel.
 pub(super) fn par_quicksort<T, F>(v: &mut [T], compare: &F, tuning: &Tuning)

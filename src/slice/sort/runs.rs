@@ -25,9 +25,9 @@ use std::mem::MaybeUninit;
 
 use super::key::RadixKey;
 use super::presorted::{pairs_in_order, par_swap_mirrored};
-use super::radix::{as_uninit_mut, par_copy_into, radix_block_len};
+use super::radix_parts::{as_uninit_mut, par_copy_into, radix_block_len};
 use super::scratch::Scratch;
-use super::{poll_scheduler, Tuning};
+use super::thresholds::{poll_scheduler, Tuning};
 
 /// A run: `start..end` of the slice, in one direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use std::mem::MaybeUninit;
 
 use super::key::RadixKey;
-use super::Tuning;
+use super::thresholds::Tuning;
 
 /// The radix sort on one thread, with `other` (as long as `data`) as scratch; the sorted keys
 /// end up in `other` if `result_in_other`, else in `data`. At most `u32::MAX` keys.

@@ -41,7 +41,9 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::{gather_in_order, index_bits, key, merge, poll_scheduler, radix, Tuning};
+use super::gather::{gather_in_order, index_bits};
+use super::thresholds::{poll_scheduler, Tuning};
+use super::{key, merge, radix, radix_parts};
 use crate::prelude::*;
 use crate::SyncPtr;
 
@@ -379,7 +381,7 @@ impl<'s, F: Fn(usize) -> &'s [u8] + Sync> Keys<'_, F> {
 
     /// The alphabet of the windows, from `depth`, of a sample of the elements behind `order`.
     fn sampled_alphabet(&self, order: &[u64], depth: usize) -> Alphabet {
-        let sample = radix::sample_positions(order.len(), ALPHABET_SAMPLE).map(|i| order[i]);
+        let sample = radix_parts::sample_positions(order.len(), ALPHABET_SAMPLE).map(|i| order[i]);
         self.alphabet_of(sample, depth)
     }
 
@@ -469,7 +471,7 @@ fn sort_run<'s, F>(
     let (common, all_equal) = if run.len() <= ALPHABET_SAMPLE {
         keys.common_prefix(run.iter().copied(), depth, reference)
     } else {
-        let sample = radix::sample_positions(run.len(), ALPHABET_SAMPLE).map(|i| run[i]);
+        let sample = radix_parts::sample_positions(run.len(), ALPHABET_SAMPLE).map(|i| run[i]);
         let (common, all_equal) = keys.common_prefix(sample, depth, reference);
         if common >= MIN_SKIP || (all_equal && exact) {
             run.par_chunks(ALPHABET_CHUNK)

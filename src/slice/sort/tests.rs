@@ -435,19 +435,19 @@ fn uniform_floats(len: usize, seed: u64) -> Vec<f64> {
 #[test]
 fn interpolation_fits_uniform_floats_only() {
     let len = if cfg!(miri) { 256 } else { 20_000 };
-    assert!(radix::fit_interpolation(&uniform_floats(len, 1), 256).is_some());
+    assert!(radix_parts::fit_interpolation(&uniform_floats(len, 1), 256).is_some());
     let f32s: Vec<f32> = uniform_floats(len, 2).iter().map(|&x| x as f32).collect();
-    assert!(radix::fit_interpolation(&f32s, 256).is_some());
+    assert!(radix_parts::fit_interpolation(&f32s, 256).is_some());
     // Exponentially distributed: skewed, left to the bits.
     let mut rng = Rng(3);
     let exponential: Vec<f64> = (0..len)
         .map(|_| -((rng.next() >> 11) as f64 / (1u64 << 53) as f64 + 1e-12).ln())
         .collect();
-    assert!(radix::fit_interpolation(&exponential, 256).is_none());
+    assert!(radix_parts::fit_interpolation(&exponential, 256).is_none());
     // Arbitrary bit patterns: a range too wide for the arithmetic.
-    assert!(radix::fit_interpolation(&floats(len, 4), 256).is_none());
+    assert!(radix_parts::fit_interpolation(&floats(len, 4), 256).is_none());
     // Integers: never.
-    assert!(radix::fit_interpolation(&[3u64, 1, 2], 256).is_none());
+    assert!(radix_parts::fit_interpolation(&[3u64, 1, 2], 256).is_none());
 }
 
 #[test]
@@ -607,7 +607,7 @@ fn primitive_keys_sort_by_radix() {
             let least = input.iter().map(wide).min().unwrap_or(0);
             let greatest = input.iter().map(wide).max().unwrap_or(0);
             let range_bits = u64::BITS - (greatest - least).leading_zeros();
-            let fits = range_bits == 0 || range_bits + index_bits(len) <= u64::BITS;
+            let fits = range_bits == 0 || range_bits + gather::index_bits(len) <= u64::BITS;
             assert_eq!(
                 radix::try_radix_sort_by_key(&mut untouched, &wide, &TINY),
                 fits
@@ -942,7 +942,7 @@ fn byte_strings(len: usize, seed: u64) -> Vec<(&'static str, Vec<Vec<u8>>)> {
     // Hexadecimal, but for one string the alphabet's sample does not see: its first guess
     // lacks a byte.
     let mut rare = hex.clone();
-    let sampled: Vec<usize> = radix::sample_positions(len.max(1), 1024).collect();
+    let sampled: Vec<usize> = radix_parts::sample_positions(len.max(1), 1024).collect();
     if let Some(at) = (0..len).find(|i| !sampled.contains(i)) {
         rare[at] = b"8~~".to_vec();
     }

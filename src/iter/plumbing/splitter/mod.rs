@@ -1,6 +1,7 @@
 //! The splitting policy: the one place that decides between splitting, peeling a chunk and
 //! folding. Replaces rayon's "split about `num_threads` times, then again on every steal",
-//! whose fixed splits cost ~70x a sequential loop on a 1,000-element sum.
+//! whose fixed splits and hand-over cost about 170 times a sequential loop on a 1,000-element
+//! sum (`PERF.md`: 18.8 µs against 109 ns).
 //!
 //! # A walk-through: how `v.par_iter().sum()` reaches the worker threads
 //!
