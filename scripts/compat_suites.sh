@@ -30,6 +30,9 @@ export CARGO_TARGET_DIR=$WORK/target
 export CARGO_TERM_COLOR=never
 # The scratch copies are read-only registry sources; no incremental caches for them.
 export CARGO_INCREMENTAL=0
+# No debug info in these debug builds: it is most of their link time and of the disk they take,
+# and a failing test still names its assertion.
+export CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0
 mkdir -p "$WORK"
 
 # The crates a suite patches (and checks): both, as a user would write it, but for rayon-core's
@@ -83,7 +86,8 @@ copy_package() {
     local name=$1 req=$2 src
     src=$(package_source "$name" "$req")
     rm -rf "${WORK:?}/$name"
-    cp -r "$src" "$WORK/$name"
+    # -p: the sources keep their times, so a warm run does not rebuild them.
+    cp -rp "$src" "$WORK/$name"
     chmod -R u+w "$WORK/$name"
     # A shipped lock file would pin the dev-dependencies; they resolve afresh from crates.io.
     rm -f "$WORK/$name/Cargo.lock"
@@ -172,7 +176,7 @@ tests_package() {
     rm -rf "$dir"
     mkdir -p "$dir/src" "$dir/tests"
     : >"$dir/src/lib.rs"
-    cp "$src"/tests/*.rs "$dir/tests/"
+    cp -p "$src"/tests/*.rs "$dir/tests/"
     chmod -R u+w "$dir"
     cat >"$dir/Cargo.toml" <<EOF
 [package]
