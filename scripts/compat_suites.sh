@@ -173,9 +173,11 @@ run_suite() {
 tests_package() {
     local name=$1 krate=$2 req=$3 devdeps=$4 src dir=$WORK/$1
     src=$(package_source "$krate" "=$req")
-    rm -rf "$dir"
+    # The empty library keeps its time from run to run (a new one would rebuild every test).
+    rm -rf "$dir/tests"
     mkdir -p "$dir/src" "$dir/tests"
-    : >"$dir/src/lib.rs"
+    [ -e "$dir/src/lib.rs" ] || : >"$dir/src/lib.rs"
+    rm -f "$dir/Cargo.lock"
     cp -p "$src"/tests/*.rs "$dir/tests/"
     chmod -R u+w "$dir"
     cat >"$dir/Cargo.toml" <<EOF
@@ -245,9 +247,9 @@ suite_indicatif() {
 # patched crates and the dependencies DEPS.
 program_package() {
     local name=$1 file=$2 deps=$3 dir=$WORK/$1
-    rm -rf "$dir"
     mkdir -p "$dir/src"
-    : >"$dir/src/lib.rs"
+    [ -e "$dir/src/lib.rs" ] || : >"$dir/src/lib.rs"
+    rm -f "$dir/Cargo.lock"
     cat >"$dir/Cargo.toml" <<EOF
 [package]
 name = "$name"
