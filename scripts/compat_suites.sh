@@ -30,6 +30,9 @@ export CARGO_TARGET_DIR=$WORK/target
 export CARGO_TERM_COLOR=never
 # The scratch copies are read-only registry sources; no incremental caches for them.
 export CARGO_INCREMENTAL=0
+# No debug info in these debug builds: it is most of their link time and of the disk they take,
+# and a failing test still names its assertion.
+export CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0
 mkdir -p "$WORK"
 
 # The crates a suite patches (and checks): both, as a user would write it, but for rayon-core's
@@ -83,7 +86,8 @@ copy_package() {
     local name=$1 req=$2 src
     src=$(package_source "$name" "$req")
     rm -rf "${WORK:?}/$name"
-    cp -r "$src" "$WORK/$name"
+    # -p: the sources keep their times, so a warm run does not rebuild them.
+    cp -rp "$src" "$WORK/$name"
     chmod -R u+w "$WORK/$name"
     # A shipped lock file would pin the dev-dependencies; they resolve afresh from crates.io.
     rm -f "$WORK/$name/Cargo.lock"
@@ -169,10 +173,12 @@ run_suite() {
 tests_package() {
     local name=$1 krate=$2 req=$3 devdeps=$4 src dir=$WORK/$1
     src=$(package_source "$krate" "=$req")
-    rm -rf "$dir"
+    # The empty library keeps its time from run to run (a new one would rebuild every test).
+    rm -rf "$dir/tests"
     mkdir -p "$dir/src" "$dir/tests"
-    : >"$dir/src/lib.rs"
-    cp "$src"/tests/*.rs "$dir/tests/"
+    [ -e "$dir/src/lib.rs" ] || : >"$dir/src/lib.rs"
+    rm -f "$dir/Cargo.lock"
+    cp -p "$src"/tests/*.rs "$dir/tests/"
     chmod -R u+w "$dir"
     cat >"$dir/Cargo.toml" <<EOF
 [package]
@@ -241,9 +247,9 @@ suite_indicatif() {
 # patched crates and the dependencies DEPS.
 program_package() {
     local name=$1 file=$2 deps=$3 dir=$WORK/$1
-    rm -rf "$dir"
     mkdir -p "$dir/src"
-    : >"$dir/src/lib.rs"
+    [ -e "$dir/src/lib.rs" ] || : >"$dir/src/lib.rs"
+    rm -f "$dir/Cargo.lock"
     cat >"$dir/Cargo.toml" <<EOF
 [package]
 name = "$name"
