@@ -11,7 +11,7 @@
 //! one after the other), `tree` (`join!` of four), `chain` (`join(a, || join(b, || join(c,
 //! d)))`), `try` (`try_join!` of four that succeed), `parmap` (an array of four closures as a
 //! parallel iterator, collected into a `Vec`) and `joinall` (a recursive join over the same
-//! closures, written into a `Vec`). Subtract `plain` and divide by `ROUNDS`.
+//! closures, written into a `Vec`), and `joinall_fn` (`blitz_par::join_all`). Subtract `plain` and divide by `ROUNDS`.
 
 use blitz_par::prelude::*;
 use std::hint::black_box;
@@ -72,6 +72,10 @@ fn round(shape: &str, i: u64) -> u64 {
             let v: Vec<u64> = fs.into_par_iter().map(|f| f()).collect();
             v.iter().sum()
         }
+        "joinall_fn" => {
+            let fs = [0, 1, 2, 3].map(|k| move || work(i + k));
+            blitz_par::join_all(fs).iter().sum()
+        }
         "joinall" => {
             let mut fs = [0, 1, 2, 3].map(|k| Some(move || work(i + k)));
             let mut v: Vec<u64> = Vec::with_capacity(4);
@@ -80,7 +84,9 @@ fn round(shape: &str, i: u64) -> u64 {
             unsafe { v.set_len(4) };
             v.iter().sum()
         }
-        other => panic!("unknown shape {other}: plain, tree, chain, try, parmap, joinall"),
+        other => {
+            panic!("unknown shape {other}: plain, tree, chain, try, parmap, joinall, joinall_fn")
+        }
     }
 }
 

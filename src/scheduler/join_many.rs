@@ -11,7 +11,12 @@
 //! be split one by one from that thief's frames. Nobody stealing, the closures run in the
 //! order written, on the calling thread.
 //!
+//! [`join_all`] runs a list of closures of one type the same way, halving the list.
+//!
 //! [`join`]: crate::join
+
+use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// Runs any number of closures, potentially in parallel, and returns their results as a
 /// tuple, in the order written.
@@ -129,4 +134,121 @@ where
     R: Send,
 {
     f()
+}
+
+/// Runs every closure of a list, potentially in parallel, and returns their results in the
+/// list's order.
+///
+/// The list is split in halves joined with [`join`](crate::join), down to single closures, so
+/// every closure but the first can be stolen, and a list that nobody steals from costs its
+/// calls, `n - 1` joins and two allocations (the closures and the results). For four closures
+/// that is about a third of the instructions of
+/// `closures.into_par_iter().map(|f| f()).collect::<Vec<_>>()`, which serves long lists of
+/// uneven closures as well; use [`join!`](crate::join!) for closures of different types.
+///
+/// # Panics
+///
+/// As [`join`](crate::join): every closure runs to its end or panics, then the panic of the
+/// leftmost closure that panicked propagates, and the results already made are dropped.
+///
+/// ```
+/// let words = ["one", "two", "three"];
+/// let jobs: Vec<_> = words.iter().map(|w| move || w.len()).collect();
+/// assert_eq!(blitz_par::join_all(jobs), [3, 3, 5]);
+///
+/// let boxed: Vec<Box<dyn FnOnce() -> u32 + Send>> = vec![Box::new(|| 1), Box::new(|| 2)];
+/// assert_eq!(blitz_par::join_all(boxed), [1, 2]);
+/// ```
+pub fn join_all<I, F, R>(closures: I) -> Vec<R>
+where
+    I: IntoIterator<Item = F>,
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    let mut fs: Vec<F> = closures.into_iter().collect();
+    let n = fs.len();
+    let mut out: Vec<R> = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    // SAFETY: the closures stay in the buffer; from here each is moved out exactly once, by
+    // the leaf that runs it or by the `Part` that drops it unrun.
+    unsafe { fs.set_len(0) };
+    run_part(Part {
+        fs: &mut fs.spare_capacity_mut()[..n],
+        out: &mut out.spare_capacity_mut()[..n],
+    });
+    // SAFETY: `run_part` returned, so every result was written.
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// A part of [`join_all`]'s list: closures not yet run (owned here: dropped with the part if
+/// it never runs, as a cancelled join drops its closures) and the slots for their results.
+struct Part<'a, F, R> {
+    fs: &'a mut [MaybeUninit<F>],
+    out: &'a mut [MaybeUninit<R>],
+}
+
+impl<F, R> Drop for Part<'_, F, R> {
+    fn drop(&mut self) {
+        for f in self.fs.iter_mut() {
+            // SAFETY: a part's closures are initialised and its own until `run_part` takes
+            // them (leaving the part empty).
+            unsafe { f.assume_init_drop() };
+        }
+    }
+}
+
+/// Runs a part: returns with every result of the part written, or unwinds with none written.
+fn run_part<F, R>(mut part: Part<'_, F, R>)
+where
+    F: FnOnce() -> R + Send,
+    R: Send,
+{
+    let fs = std::mem::take(&mut part.fs);
+    let out = std::mem::take(&mut part.out);
+    drop(part);
+    if let ([f], [slot]) = (&mut *fs, &mut *out) {
+        // SAFETY: initialised, and taken once: the part was ours.
+        let f = unsafe { f.assume_init_read() };
+        slot.write(f());
+        return;
+    }
+    let mid = fs.len() / 2;
+    let (fl, fr) = fs.split_at_mut(mid);
+    let (ol, or) = out.split_at_mut(mid);
+    let (left, right) = (Part { fs: fl, out: ol }, Part { fs: fr, out: or });
+    let (a, b) = crate::join(
+        move || catch_unwind(AssertUnwindSafe(move || run_part(left))),
+        move || catch_unwind(AssertUnwindSafe(move || run_part(right))),
+    );
+    let payload = match (a, b) {
+        (Ok(()), Ok(())) => return,
+        (Err(p), Err(q)) => {
+            drop(q);
+            p
+        }
+        (Err(p), Ok(())) => {
+            drop_written(&mut out[mid..]);
+            p
+        }
+        (Ok(()), Err(q)) => {
+            drop_written(&mut out[..mid]);
+            q
+        }
+    };
+    resume_unwind(payload)
+}
+
+/// Drops results written by a half whose sibling panicked (a panic of a drop is dropped: the
+/// sibling's panic propagates).
+#[cold]
+fn drop_written<R>(out: &mut [MaybeUninit<R>]) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        for r in out.iter_mut() {
+            // SAFETY: the half returned, so it wrote every slot; dropped once, here.
+            unsafe { r.assume_init_drop() };
+        }
+    }));
 }
