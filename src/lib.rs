@@ -123,7 +123,7 @@
 //! ```
 //!
 //! [`join_all`] runs a list of closures of one type (a `Vec` of them, or of boxed closures) and
-//! returns their results in order, for a third of what the same list as a parallel iterator
+//! returns their results in order, for about two thirds of what the same list as a parallel iterator
 //! (`fs.into_par_iter().map(|f| f()).collect::<Vec<_>>()`) costs on four closures.
 //!
 //! ## Thread pools

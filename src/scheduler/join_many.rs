@@ -142,7 +142,7 @@ where
 /// The list is split in halves joined with [`join`](crate::join), down to single closures, so
 /// every closure but the first can be stolen, and a list that nobody steals from costs its
 /// calls, `n - 1` joins and two allocations (the closures and the results). For four closures
-/// that is about a third of the instructions of
+/// that is about two thirds of the instructions of
 /// `closures.into_par_iter().map(|f| f()).collect::<Vec<_>>()`, which serves long lists of
 /// uneven closures as well; use [`join!`](crate::join!) for closures of different types.
 ///
