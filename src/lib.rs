@@ -78,7 +78,7 @@
 //!
 //! ## Fork-join: `join` and `scope`
 //!
-//! [`join`] runs two closures, potentially in parallel; one that no idle thread takes costs a
+//! [`join`](fn@join) runs two closures, potentially in parallel; one that no idle thread takes costs a
 //! few nanoseconds, so it fits every level of a fine-grained recursion. [`scope`] spawns any
 //! number of jobs that may borrow from the caller's stack and waits for all of them;
 //! [`spawn`] starts a `'static` job and returns at once; [`broadcast`] runs a closure on every
@@ -99,7 +99,7 @@
 //! ```
 //!
 //! [`join!`] joins any number of closures the same way (a tree of `join`s, every closure
-//! after the first stealable), and [`try_join!`] (or [`try_join`] for two) joins closures that
+//! after the first stealable), and [`try_join!`] (or [`try_join`](fn@try_join) for two) joins closures that
 //! return `Result` or `Option`: it returns every success, or the leftmost failure, and once one
 //! closure fails, the joins and parallel loops of the others stop at their next split check.
 //!
@@ -206,7 +206,7 @@
 //! Code written for rayon compiles and behaves the same, but for these, each explained in the
 //! item's documentation:
 //!
-//! - Called from a thread outside every pool, [`join`], [`scope`] and parallel iterators run on
+//! - Called from a thread outside every pool, [`join`](fn@join), [`scope`] and parallel iterators run on
 //!   that thread, which takes part in the global pool for the duration of the call, instead of
 //!   being sent to a pool thread while the caller blocks. So tiny parallel calls cost about what
 //!   sequential code costs, and [`current_thread_index`] is `None` there. This holds only for a
@@ -218,7 +218,7 @@
 //!   threads the system lets it start, down to none (the callers then run the work), and says
 //!   so once on stderr; rayon panics. [`ThreadPoolBuilder::build`] returns the error, as
 //!   rayon's does.
-//! - In [`join`], the first closure must not wait for the second (on a channel, a lock or a
+//! - In [`join`](fn@join), the first closure must not wait for the second (on a channel, a lock or a
 //!   barrier): the second closure becomes stealable only when the first one calls back into the
 //!   scheduler. Closures that wait for each other belong in a [`scope`].
 //! - Dropping a [`ThreadPool`] waits for its work and joins its threads.

@@ -1,6 +1,6 @@
-//! `join!`: any number of closures, potentially in parallel, on the frames of [`join`].
+//! `join!`: any number of closures, potentially in parallel, on the frames of [`join`](fn@join).
 //!
-//! The macro is a tree of [`join`]s, not a job type of its own: each join records its second
+//! The macro is a tree of [`join`](fn@join)s, not a job type of its own: each join records its second
 //! closure in a frame that a request or a beat promotes (`README.md`, "Splitting"), so a
 //! `join!` of `n` closures costs `n - 1` joins and every closure after the first can be
 //! stolen. The tree pairs neighbours, then pairs the pairs, so `join!(a, b, c, d)` is
@@ -13,7 +13,7 @@
 //!
 //! [`join_all`] runs a list of closures of one type the same way, halving the list.
 //!
-//! [`join`]: crate::join
+//! [`join`](fn@join): crate::join
 
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -21,18 +21,18 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// Runs any number of closures, potentially in parallel, and returns their results as a
 /// tuple, in the order written.
 ///
-/// `join!(a, b, c)` is a tree of [`join`](crate::join)s (`join(|| join(a, b), || c)`), and
+/// `join!(a, b, c)` is a tree of [`join`](fn@crate::join)s (`join(|| join(a, b), || c)`), and
 /// has its rules: the first closure runs on the calling thread, and every other closure runs
 /// there too unless an idle thread asks for work meanwhile and takes it; one that nobody
 /// takes costs what a call costs, plus a few nanoseconds. The closures are evaluated
 /// (not run) first, left to right; nobody stealing, they then run in that order. Each must be
 /// `FnOnce() -> R + Send` with `R: Send`; they may borrow from the caller's stack. Takes one
 /// to sixteen closures, with or without a trailing comma. A closure must not wait for
-/// one written after it (the rule of `join`'s first closure; see [`join`](crate::join)).
+/// one written after it (the rule of `join`'s first closure; see [`join`](fn@crate::join)).
 ///
 /// # Panics
 ///
-/// As [`join`](crate::join): every closure runs to its end or panics, and then the panic of
+/// As [`join`](fn@crate::join): every closure runs to its end or panics, and then the panic of
 /// the leftmost closure that panicked propagates; the others are dropped.
 ///
 /// ```
@@ -46,7 +46,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// assert_eq!((sum, max, evens, first), (500_500, Some(1000), 500, 1));
 /// ```
 ///
-/// The macro and the function [`join`](crate::join) share the name in different namespaces:
+/// The macro and the function [`join`](fn@crate::join) share the name in different namespaces:
 /// `use blitz_par::join;` brings both.
 ///
 /// ```
@@ -139,7 +139,7 @@ where
 /// Runs every closure of a list, potentially in parallel, and returns their results in the
 /// list's order.
 ///
-/// The list is split in halves joined with [`join`](crate::join), down to single closures, so
+/// The list is split in halves joined with [`join`](fn@crate::join), down to single closures, so
 /// every closure but the first can be stolen, and a list that nobody steals from costs its
 /// calls, `n - 1` joins and two allocations (the closures and the results). For four closures
 /// that is about two thirds of the instructions of
@@ -148,7 +148,7 @@ where
 ///
 /// # Panics
 ///
-/// As [`join`](crate::join): every closure runs to its end or panics, then the panic of the
+/// As [`join`](fn@crate::join): every closure runs to its end or panics, then the panic of the
 /// leftmost closure that panicked propagates, and the results already made are dropped.
 ///
 /// ```
