@@ -3,15 +3,16 @@
 //!
 //! ```text
 //! cargo build --release --example join_shapes
-//! valgrind --tool=callgrind --separate-threads=yes target/release/examples/join_shapes tree
+//! valgrind --tool=callgrind --separate-threads=yes target/release/examples/join_shapes tree [threads]
 //! ```
 //!
-//! Each shape runs `ROUNDS` times on a pool of two threads, from the main thread (a guest of
-//! the pool, so the counts of the main thread's file are the loop's): `plain` (the four calls
-//! one after the other), `tree` (`join!` of four), `chain` (`join(a, || join(b, || join(c,
-//! d)))`), `try` (`try_join!` of four that succeed), `parmap` (an array of four closures as a
-//! parallel iterator, collected into a `Vec`) and `joinall` (a recursive join over the same
-//! closures, written into a `Vec`). Subtract `plain` and divide by `ROUNDS`.
+//! Each shape runs `ROUNDS` times inside `install` on a pool of two threads (or as many as
+//! the second argument says; the counts of the busiest thread's file are the loop's): `plain`
+//! (the four calls one after the other), `tree` (`join!` of four), `chain` (`join(a, ||
+//! join(b, || join(c, d)))`), `try` (`try_join!` of four that succeed), `parmap` (an array of
+//! four closures as a parallel iterator, collected into a `Vec`), `joinall` (a recursive join
+//! over the same closures, written into a `Vec`) and `joinall_fn` (`blitz_par::join_all`).
+//! Subtract `plain` and divide by `ROUNDS`.
 
 use blitz_par::prelude::*;
 use std::hint::black_box;
@@ -72,6 +73,10 @@ fn round(shape: &str, i: u64) -> u64 {
             let v: Vec<u64> = fs.into_par_iter().map(|f| f()).collect();
             v.iter().sum()
         }
+        "joinall_fn" => {
+            let fs = [0, 1, 2, 3].map(|k| move || work(i + k));
+            blitz_par::join_all(fs).iter().sum()
+        }
         "joinall" => {
             let mut fs = [0, 1, 2, 3].map(|k| Some(move || work(i + k)));
             let mut v: Vec<u64> = Vec::with_capacity(4);
@@ -80,7 +85,9 @@ fn round(shape: &str, i: u64) -> u64 {
             unsafe { v.set_len(4) };
             v.iter().sum()
         }
-        other => panic!("unknown shape {other}: plain, tree, chain, try, parmap, joinall"),
+        other => {
+            panic!("unknown shape {other}: plain, tree, chain, try, parmap, joinall, joinall_fn")
+        }
     }
 }
 

@@ -78,7 +78,7 @@
 //!
 //! ## Fork-join: `join` and `scope`
 //!
-//! [`join`] runs two closures, potentially in parallel; one that no idle thread takes costs a
+//! [`join`](fn@join) runs two closures, potentially in parallel; one that no idle thread takes costs a
 //! few nanoseconds, so it fits every level of a fine-grained recursion. [`scope`] spawns any
 //! number of jobs that may borrow from the caller's stack and waits for all of them;
 //! [`spawn`] starts a `'static` job and returns at once; [`broadcast`] runs a closure on every
@@ -99,7 +99,7 @@
 //! ```
 //!
 //! [`join!`] joins any number of closures the same way (a tree of `join`s, every closure
-//! after the first stealable), and [`try_join!`] (or [`try_join`] for two) joins closures that
+//! after the first stealable), and [`try_join!`] (or [`try_join`](fn@try_join) for two) joins closures that
 //! return `Result` or `Option`: it returns every success, or the leftmost failure, and once one
 //! closure fails, the joins and parallel loops of the others stop at their next split check.
 //!
@@ -122,8 +122,9 @@
 //! assert_eq!(r, Err("no config".to_string()));
 //! ```
 //!
-//! A known list of closures that is not written out (a `Vec` of boxed closures) is a parallel
-//! iterator: `fs.into_par_iter().map(|f| f()).collect::<Vec<_>>()`.
+//! [`join_all`] runs a list of closures of one type (a `Vec` of them, or of boxed closures) and
+//! returns their results in order, for about two thirds of what the same list as a parallel iterator
+//! (`fs.into_par_iter().map(|f| f()).collect::<Vec<_>>()`) costs on four closures.
 //!
 //! ## Thread pools
 //!
@@ -205,7 +206,7 @@
 //! Code written for rayon compiles and behaves the same, but for these, each explained in the
 //! item's documentation:
 //!
-//! - Called from a thread outside every pool, [`join`], [`scope`] and parallel iterators run on
+//! - Called from a thread outside every pool, [`join`](fn@join), [`scope`] and parallel iterators run on
 //!   that thread, which takes part in the global pool for the duration of the call, instead of
 //!   being sent to a pool thread while the caller blocks. So tiny parallel calls cost about what
 //!   sequential code costs, and [`current_thread_index`] is `None` there. This holds only for a
@@ -217,7 +218,7 @@
 //!   threads the system lets it start, down to none (the callers then run the work), and says
 //!   so once on stderr; rayon panics. [`ThreadPoolBuilder::build`] returns the error, as
 //!   rayon's does.
-//! - In [`join`], the first closure must not wait for the second (on a channel, a lock or a
+//! - In [`join`](fn@join), the first closure must not wait for the second (on a channel, a lock or a
 //!   barrier): the second closure becomes stealable only when the first one calls back into the
 //!   scheduler. Closures that wait for each other belong in a [`scope`].
 //! - Dropping a [`ThreadPool`] returns at once while spawned jobs are still to run, as in
@@ -300,5 +301,5 @@ pub use scheduler::{
     Yield,
 };
 pub use scheduler::{current_num_threads, join};
-pub use scheduler::{try_join, TryJoinResult};
+pub use scheduler::{join_all, try_join, TryJoinResult};
 pub use sync::SyncPtr;

@@ -196,3 +196,87 @@ fn closures_after_the_first_can_be_stolen() {
 
 #[path = "common/watchdog.rs"]
 mod watchdog;
+
+/// Counts its drops (results and closures of `join_all`).
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn join_all_returns_results_in_order() {
+    assert!(blitz_par::join_all(Vec::<fn() -> u8>::new()).is_empty());
+    assert_eq!(blitz_par::join_all([|| 5]), [5]);
+    for threads in [1, 16] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for n in [2usize, 3, 7, 64, 1000] {
+            let v: Vec<usize> = (0..n).collect();
+            let jobs: Vec<_> = v.iter().map(|&i| move || i * 2).collect();
+            let got = pool.install(|| blitz_par::join_all(jobs));
+            assert_eq!(
+                got,
+                v.iter().map(|i| i * 2).collect::<Vec<_>>(),
+                "{threads} threads"
+            );
+        }
+        let boxed: Vec<Box<dyn FnOnce() -> String + Send>> = vec![
+            Box::new(|| "a".into()),
+            Box::new(|| tree_sum(3).to_string()),
+        ];
+        assert_eq!(pool.install(|| blitz_par::join_all(boxed)), ["a", "85"]);
+    }
+}
+
+#[test]
+fn join_all_runs_every_closure_drops_every_result_and_the_leftmost_panic_wins() {
+    for threads in [1, 16] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for panicking in [vec![0usize], vec![5], vec![3, 9], vec![11]] {
+            let ran = AtomicUsize::new(0);
+            let results_dropped = AtomicUsize::new(0);
+            let closures_dropped = AtomicUsize::new(0);
+            let jobs: Vec<_> = (0..12usize)
+                .map(|i| {
+                    let (ran, results, closures) = (&ran, &results_dropped, &closures_dropped);
+                    let panicking = &panicking;
+                    let held = Counted(closures);
+                    move || {
+                        let _held = held;
+                        ran.fetch_add(1, Ordering::Relaxed);
+                        if panicking.contains(&i) {
+                            std::panic::panic_any(i);
+                        }
+                        Counted(results)
+                    }
+                })
+                .collect();
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| blitz_par::join_all(jobs))
+            }));
+            let Err(payload) = r else {
+                panic!("a closure panicked, yet join_all returned")
+            };
+            assert_eq!(*payload.downcast_ref::<usize>().unwrap(), panicking[0]);
+            assert_eq!(ran.load(Ordering::Relaxed), 12, "every closure ran");
+            assert_eq!(
+                closures_dropped.load(Ordering::Relaxed),
+                12,
+                "every closure dropped once"
+            );
+            assert_eq!(
+                results_dropped.load(Ordering::Relaxed),
+                12 - panicking.len(),
+                "every result made is dropped once"
+            );
+        }
+    }
+}

@@ -267,3 +267,50 @@ fn from_outside_every_pool() {
     assert_eq!(r, Ok((499_500, 4950)));
     assert_eq!(blitz_par::try_join!(|| None::<u8>, || Some(1)), None);
 }
+
+/// Counts its drops.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_stopped_join_all_drops_the_closures_it_did_not_run() {
+    const N: usize = 100_000;
+    let (ran, dropped) = watchdog::within(
+        watchdog::LIVENESS,
+        "the sibling's join_all stopped after the error",
+        || {
+            let ran = AtomicUsize::new(0);
+            let dropped = AtomicUsize::new(0);
+            let r = pool(16).install(|| {
+                blitz_par::try_join(
+                    || fail_once_started(&ran),
+                    || {
+                        let jobs: Vec<_> = (0..N)
+                            .map(|_| {
+                                let held = Counted(&dropped);
+                                let ran = &ran;
+                                move || {
+                                    let _held = held;
+                                    ran.fetch_add(1, Ordering::Relaxed);
+                                    // Long enough that the error comes before the end.
+                                    (0..1000u32).into_par_iter().for_each(|_| ());
+                                }
+                            })
+                            .collect();
+                        blitz_par::join_all(jobs);
+                        Ok(())
+                    },
+                )
+            });
+            assert_eq!(r, Err("stop"));
+            (ran.load(Ordering::Relaxed), dropped.load(Ordering::Relaxed))
+        },
+    );
+    assert!(ran > 0 && ran < N, "{ran} of {N} closures ran");
+    assert_eq!(dropped, N, "every closure dropped once, run or not");
+}

@@ -62,6 +62,7 @@ pub(crate) use join::join_offered;
 pub use join::{join, join_context, FnContext};
 #[doc(hidden)]
 pub use join_many::__join_call;
+pub use join_many::join_all;
 pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};

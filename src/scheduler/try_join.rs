@@ -29,7 +29,7 @@ mod sealed {
     impl<T> Sealed for Option<T> {}
 }
 
-/// What the closures of [`try_join`] and [`try_join!`](crate::try_join!) may return:
+/// What the closures of [`try_join`](fn@try_join) and [`try_join!`](crate::try_join!) may return:
 /// `Result<T, E>` (a failure is an `Err`) and `Option<T>` (a failure is `None`). Sealed.
 ///
 /// ```
@@ -97,7 +97,7 @@ impl<T> TryJoinResult for Option<T> {
     }
 }
 
-/// Runs `a` and `b`, potentially in parallel, as [`join`](crate::join) does, and returns
+/// Runs `a` and `b`, potentially in parallel, as [`join`](fn@crate::join) does, and returns
 /// both successes, or the first failure; once one fails, the other stops early.
 ///
 /// The closures return `Result<T, E>` (with the same `E`) or `Option<T>`:
@@ -159,7 +159,7 @@ where
 /// success, in the order written, or the first failure; once one fails, the others stop
 /// early.
 ///
-/// The rules are [`try_join`]'s: the first failure is the leftmost of those that happened;
+/// The rules are [`try_join`](fn@try_join)'s: the first failure is the leftmost of those that happened;
 /// the others stop at their next split check (what a closure already started, between its
 /// checks, runs to its end; a closure not started is skipped); a panic propagates (the
 /// leftmost), ahead of errors, once every closure has ended or stopped. Takes one to sixteen
