@@ -158,8 +158,13 @@ awk '
         printf "\n%-44s %14s %14s %14s %16s\n", "figure", "patched", "unpatched", "rayon", "patched / rayon"
         for (i = 1; i <= n; i++) {
             k = order[i]
+            if (k ~ /_by_name$/) { named[++m] = k; continue }
             ratio = ""
             if (k ~ /_ms$/ && val[k, 3] + 0 > 0) ratio = sprintf("%.2fx", val[k, 1] / val[k, 3])
             printf "%-44s %14s %14s %14s %16s\n", k, val[k, 1], val[k, 2], val[k, 3], ratio
+        }
+        for (i = 1; i <= m; i++) {
+            k = named[i]
+            printf "\n%s:\n  patched:   %s\n  unpatched: %s\n  rayon:     %s\n", k, val[k, 1], val[k, 2], val[k, 3]
         }
     }' "$WORK/patched.out" "$WORK/unpatched.out" "$WORK/rayon.out"

@@ -217,6 +217,28 @@ fn one_pool(a: &Args) {
     );
     report("one_pool.peak_threads", peak);
     report("one_pool.threads_at_end", threads_now());
+    report("one_pool.threads_by_name", threads_by_name());
+}
+
+/// The process's threads counted by name (`/proc/self/task/*/comm`), e.g. `main:1,w:2`; which
+/// pools the threads belong to, as far as their names tell.
+fn threads_by_name() -> String {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .map(|n| n.trim().replace(char::is_whitespace, "_"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < names.len() {
+        let same = names[i..].iter().take_while(|n| **n == names[i]).count();
+        out.push(format!("{}:{same}", names[i]));
+        i += same;
+    }
+    out.join(",")
 }
 
 /// Runs `f` `repeats` times (after one warm-up call) and reports the best and the median.
