@@ -1,0 +1,309 @@
+//! The compatibility crates' benchmark (scripts/compat_bench.sh builds it three ways):
+//!
+//! - **one pool against two**: the program's own parallel code (through the `par` facade) and
+//!   two dependencies' rayon support (ndarray's `Zip::par_for_each`, hashbrown's `par_extend`)
+//!   take turns, ROUNDS rounds; reports wall time, CPU time and the peak thread count;
+//! - **real crates**: ndarray, hashbrown and indexmap parallel calls, each timed REPEATS times
+//!   (best and median).
+//!
+//! Built with the `blitz` feature, the program's own code runs on blitz-par; without it, on
+//! rayon. The dependencies always call `rayon`, which is blitz-par when the build patches it.
+//! Output: one `RESULT <key> <value>` line per figure, for the script's table.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The program's own parallel code: blitz-par, or rayon in the all-rayon build.
+mod par {
+    #[cfg(feature = "blitz")]
+    pub use blitz_par::prelude::*;
+    #[cfg(not(feature = "blitz"))]
+    pub use rayon::prelude::*;
+
+    /// The program's own parallel work: a map and a sum.
+    pub fn own_work(v: &[f64]) -> f64 {
+        v.par_iter().map(|x| x.sqrt() * 1.5).sum()
+    }
+}
+
+/// The dependencies' parallel work: always through `rayon` (patched or real).
+mod deps {
+    use hashbrown::HashMap;
+    use indexmap::IndexMap;
+    use ndarray::{Array2, Zip};
+    use rayon::prelude::*;
+
+    pub fn zip_for_each(a: &mut Array2<f64>, b: &Array2<f64>) {
+        Zip::from(a).and(b).par_for_each(|x, &y| *x = *x * 0.5 + y);
+    }
+
+    pub fn map_collect(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
+        Zip::from(a).and(b).par_map_collect(|&x, &y| x * y + 1.0)
+    }
+
+    pub fn extend(map: &mut HashMap<u64, u64>, n: u64) {
+        map.par_extend((0..n).into_par_iter().map(|k| (k, k ^ 0x5555)));
+    }
+
+    pub fn filled(n: u64) -> HashMap<u64, u64> {
+        let mut map = HashMap::with_capacity(n as usize);
+        map.par_extend((0..n).into_par_iter().map(|k| (k, k ^ 0x5555)));
+        map
+    }
+
+    pub fn map_sum(map: &HashMap<u64, u64>) -> u64 {
+        map.par_iter().map(|(k, v)| k.wrapping_mul(*v) >> 7).sum()
+    }
+
+    /// An IndexMap of n entries in a scrambled key order.
+    pub fn scrambled(n: u64) -> IndexMap<u64, u64> {
+        (0..n)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11, i))
+            .collect()
+    }
+
+    pub fn sort_keys(map: &mut IndexMap<u64, u64>) {
+        map.par_sort_keys();
+    }
+}
+
+struct Args {
+    workload: String,
+    rounds: usize,
+    side: usize,
+    own_items: usize,
+    extend_entries: u64,
+    sum_entries: u64,
+    sort_entries: u64,
+    repeats: usize,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        workload: "all".into(),
+        rounds: 1000,
+        side: 2048,
+        own_items: 1_000_000,
+        extend_entries: 1_000_000,
+        sum_entries: 10_000_000,
+        sort_entries: 1_000_000,
+        repeats: 10,
+    };
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < argv.len() {
+        let value = argv.get(i + 1).unwrap_or_else(|| usage(&argv[i]));
+        let num = || value.parse::<u64>().unwrap_or_else(|_| usage(&argv[i]));
+        match argv[i].as_str() {
+            "--workload" => a.workload = value.clone(),
+            "--rounds" => a.rounds = num() as usize,
+            "--side" => a.side = num() as usize,
+            "--own-items" => a.own_items = num() as usize,
+            "--extend-entries" => a.extend_entries = num(),
+            "--sum-entries" => a.sum_entries = num(),
+            "--sort-entries" => a.sort_entries = num(),
+            "--repeats" => a.repeats = (num() as usize).max(1),
+            _ => usage(&argv[i]),
+        }
+        i += 2;
+    }
+    if !matches!(a.workload.as_str(), "all" | "one-pool" | "crates") {
+        usage("--workload");
+    }
+    a
+}
+
+fn usage(bad: &str) -> ! {
+    eprintln!(
+        "bad argument {bad}\nusage: compat-bench [--workload all|one-pool|crates] [--rounds N] \
+         [--side N] [--own-items N] [--extend-entries N] [--sum-entries N] \
+         [--sort-entries N] [--repeats N]"
+    );
+    std::process::exit(2)
+}
+
+/// User plus system CPU time of the whole process so far.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut usage), 0);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// The process's thread count, from /proc/self/status.
+fn threads_now() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Samples the thread count every millisecond until stopped; the peak excludes the sampler.
+struct ThreadSampler {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicUsize>,
+    handle: thread::JoinHandle<()>,
+}
+
+impl ThreadSampler {
+    fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let (s, p) = (stop.clone(), peak.clone());
+        let handle = thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                p.fetch_max(threads_now(), Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(1));
+            }
+        });
+        ThreadSampler { stop, peak, handle }
+    }
+
+    fn finish(self) -> usize {
+        self.peak.fetch_max(threads_now(), Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.join().unwrap();
+        self.peak.load(Ordering::Relaxed).saturating_sub(1)
+    }
+}
+
+fn report(key: &str, value: impl std::fmt::Display) {
+    println!("RESULT {key} {value}");
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1e3)
+}
+
+fn one_pool(a: &Args) {
+    let side = a.side;
+    let own: Vec<f64> = (0..a.own_items).map(|i| i as f64).collect();
+    let mut m = ndarray::Array2::<f64>::from_shape_fn((side, side), |(i, j)| (i ^ j) as f64);
+    let b = ndarray::Array2::<f64>::from_elem((side, side), 0.25);
+    let mut map = hashbrown::HashMap::<u64, u64>::with_capacity(a.extend_entries as usize);
+
+    let sampler = ThreadSampler::start();
+    let (cpu0, t0) = (cpu_time(), Instant::now());
+    let mut check = 0.0;
+    for _ in 0..a.rounds {
+        check += par::own_work(&own);
+        deps::zip_for_each(&mut m, &b);
+        map.clear();
+        deps::extend(&mut map, a.extend_entries);
+        check += map.len() as f64;
+    }
+    let (wall, cpu) = (t0.elapsed(), cpu_time() - cpu0);
+    let peak = sampler.finish();
+    black_box((check, &m));
+    assert_eq!(map.len() as u64, a.extend_entries);
+
+    report("one_pool.rounds", a.rounds);
+    report("one_pool.wall_ms", ms(wall));
+    report("one_pool.cpu_ms", ms(cpu));
+    report(
+        "one_pool.cpus_busy",
+        format!("{:.2}", cpu.as_secs_f64() / wall.as_secs_f64()),
+    );
+    report("one_pool.peak_threads", peak);
+    report("one_pool.threads_at_end", threads_now());
+    report("one_pool.threads_by_name", threads_by_name());
+}
+
+/// The process's threads counted by name (`/proc/self/task/*/comm`), e.g. `main:1,w:2`; which
+/// pools the threads belong to, as far as their names tell.
+fn threads_by_name() -> String {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .map(|n| n.trim().replace(char::is_whitespace, "_"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < names.len() {
+        let same = names[i..].iter().take_while(|n| **n == names[i]).count();
+        out.push(format!("{}:{same}", names[i]));
+        i += same;
+    }
+    out.join(",")
+}
+
+/// Runs `f` `repeats` times (after one warm-up call) and reports the best and the median.
+fn timed(key: &str, repeats: usize, mut f: impl FnMut() -> Duration) {
+    f();
+    let mut times: Vec<Duration> = (0..repeats).map(|_| f()).collect();
+    times.sort();
+    report(&format!("{key}.best_ms"), ms(times[0]));
+    report(&format!("{key}.median_ms"), ms(times[times.len() / 2]));
+}
+
+fn time_once(f: impl FnOnce()) -> Duration {
+    let t0 = Instant::now();
+    f();
+    t0.elapsed()
+}
+
+fn crates(a: &Args) {
+    let side = a.side;
+    let mut m = ndarray::Array2::<f64>::from_shape_fn((side, side), |(i, j)| (i ^ j) as f64);
+    let b = ndarray::Array2::<f64>::from_elem((side, side), 0.25);
+    timed("ndarray_zip_par_for_each", a.repeats, || {
+        time_once(|| deps::zip_for_each(&mut m, &b))
+    });
+    timed("ndarray_par_map_collect", a.repeats, || {
+        time_once(|| {
+            black_box(deps::map_collect(&m, &b));
+        })
+    });
+    drop((m, b));
+
+    let map = deps::filled(a.sum_entries);
+    let expected: u64 = map.iter().map(|(k, v)| k.wrapping_mul(*v) >> 7).sum();
+    timed("hashbrown_par_iter_map_sum", a.repeats, || {
+        let mut sum = 0;
+        let t = time_once(|| sum = deps::map_sum(&map));
+        assert_eq!(sum, expected);
+        t
+    });
+    drop(map);
+
+    let unsorted = deps::scrambled(a.sort_entries);
+    timed("indexmap_par_sort_keys", a.repeats, || {
+        let mut m = unsorted.clone();
+        let t = time_once(|| deps::sort_keys(&mut m));
+        assert!(m.keys().zip(m.keys().skip(1)).all(|(x, y)| x <= y));
+        t
+    });
+}
+
+fn main() {
+    let a = parse_args();
+    report(
+        "own_code",
+        if cfg!(feature = "blitz") {
+            "blitz-par"
+        } else {
+            "rayon"
+        },
+    );
+    report("threads_at_start", threads_now());
+    if a.workload != "crates" {
+        one_pool(&a);
+    }
+    if a.workload != "one-pool" {
+        crates(&a);
+    }
+}
