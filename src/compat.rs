@@ -57,8 +57,8 @@ pub mod range_inclusive {
 /// assert_eq!(it.count(), 1);
 /// ```
 pub mod option {
-    pub use crate::iter::sources::{OptionIter as Iter, OptionIterMut as IterMut};
     pub use crate::iter::sources::OptionIntoIter as IntoIter;
+    pub use crate::iter::sources::{OptionIter as Iter, OptionIterMut as IterMut};
 }
 
 /// Parallel iterators of `Result` (rayon's `rayon::result`): the `Ok` value, if any.

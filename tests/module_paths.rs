@@ -29,3 +29,20 @@ fn rayon_module_paths_name_the_types() {
     let _: blitz_par::string::Drain<'_> = s.par_drain(..);
     let _: blitz_par::iter::MultiZip<(blitz_par::range::Iter<i32>,)> = (0..1,).into_par_iter();
 }
+
+/// The shared iterators of the collections can be cloned, as rayon's can (rayon's own
+/// `tests/clones.rs` clones `collections::vec_deque::Iter`).
+#[test]
+fn shared_collection_iterators_clone() {
+    let mut d: VecDeque<u32> = (0..10).collect();
+    d.rotate_left(3);
+    let it: blitz_par::collections::vec_deque::Iter<'_, u32> = d.par_iter();
+    let copy = it.clone();
+    assert_eq!(it.sum::<u32>(), copy.sum::<u32>());
+    let o = Some(4u32);
+    let oi: blitz_par::option::Iter<'_, u32> = o.par_iter();
+    assert_eq!(oi.clone().count(), oi.count());
+    let r: Result<u32, ()> = Ok(4);
+    let ri: blitz_par::result::Iter<'_, u32> = r.par_iter();
+    assert_eq!(ri.clone().count(), ri.count());
+}

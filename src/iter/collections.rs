@@ -286,6 +286,15 @@ vec_deque_iter!(
     VecDequeIter, Sync, Iter, &'a T, &'a VecDeque<T>, as_slices
 );
 
+// As rayon's: a shared iterator can be cloned (the mutable one cannot).
+impl<T: Sync> Clone for VecDequeIter<'_, T> {
+    fn clone(&self) -> Self {
+        VecDequeIter {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
 vec_deque_iter!(
     /// The parallel iterator of `VecDeque::par_iter_mut`: its two slices, chained.
     ///
