@@ -1,7 +1,8 @@
 //! Docs that name code, held to the code: the scheduler's file lists (its `README.md` table and
 //! `scheduler/mod.rs`'s layout) name every file of `src/scheduler/`, and the README's table of
 //! the iterators' interface names every function and type that code outside the scheduler takes
-//! from `crate::scheduler`. (The tuning table has its own test, in `src/tuning.rs`.)
+//! from `crate::scheduler`, and the scheduler takes its atomics from `crate::sync` as
+//! `src/sync/mod.rs` says. (The tuning table has its own test, in `src/tuning.rs`.)
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -126,5 +127,33 @@ fn the_interface_table_names_what_the_iterators_use() {
             "code outside the scheduler uses scheduler::{name}, which the README's table of \
              the iterators' interface does not name"
         );
+    }
+}
+
+/// `src/sync/mod.rs`: the scheduler's code (its tests and loom models aside) names
+/// `std::sync::atomic` and `atomic_wait` nowhere but in the deterministic hint.
+#[test]
+fn the_scheduler_takes_its_atomics_from_sync() {
+    let dir = root().join("src/scheduler");
+    let mut files = BTreeSet::new();
+    rust_files(&dir, &dir, &mut files);
+    for file in &files {
+        if file.ends_with("tests.rs") || file == "loom_models.rs" || file == "deterministic.rs" {
+            continue;
+        }
+        let text = fs::read_to_string(dir.join(file)).unwrap();
+        let code = text
+            .find("#[cfg(test)]\nmod tests")
+            .or_else(|| text.find("#[cfg(all(test, not(loom)))]\nmod tests"))
+            .map_or(text.as_str(), |end| &text[..end]);
+        for line in code.lines().map(str::trim_start) {
+            if line.starts_with("//") {
+                continue;
+            }
+            assert!(
+                !line.contains("std::sync::atomic") && !line.contains("atomic_wait"),
+                "scheduler/{file} names an atomic outside crate::sync: {line}"
+            );
+        }
     }
 }

@@ -3,8 +3,12 @@
 //! (`clock.rs`, with its rate measured once per process).
 //! `SyncPtr` lives here too, since collect, sort and `parallel_for` all write through it.
 //!
-//! Nothing outside this module names `std::sync::atomic` or `atomic_wait` directly; the calls
-//! into the OS's memory management (`memory.rs`, `address_space.rs`) live here too.
+//! The scheduler takes every atomic, fence and futex call from here (`atomic_wait` is named
+//! nowhere else), so that its loom models cover them; only its process-wide deterministic hint
+//! (`scheduler/deterministic.rs`), which no model covers, names `std::sync::atomic` itself, as
+//! do the iterators' own flags (searches, `par_bridge`, the splitter's drive state), which
+//! loom does not model. `tests/docs_stay_true.rs` holds the scheduler to this. The calls into
+//! the OS's memory management (`memory.rs`, `address_space.rs`) live here too.
 
 mod address_space;
 mod cell;
