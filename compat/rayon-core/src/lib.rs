@@ -18,7 +18,34 @@
 
 pub use blitz_par::{
     broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
-    in_place_scope, in_place_scope_fifo, join, join_context, max_num_threads, scope, scope_fifo,
-    spawn, spawn_broadcast, spawn_fifo, yield_local, yield_now, BroadcastContext, FnContext,
-    Scope, ScopeFifo, ThreadBuilder, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
+    in_place_scope, in_place_scope_fifo, join_context, max_num_threads, scope, scope_fifo, spawn,
+    spawn_broadcast, spawn_fifo, yield_local, yield_now, BroadcastContext, FnContext, Scope,
+    ScopeFifo, ThreadBuilder, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Yield,
 };
+
+/// Runs `oper_a` and `oper_b`, potentially in parallel, and returns both results:
+/// [`blitz_par::join`].
+///
+/// A function of its own rather than a re-export: `blitz_par::join` also names blitz-par's
+/// `join!` macro, which rayon-core does not have, and a `use` takes every namespace of a name.
+///
+/// ```
+/// let (a, b) = rayon_core::join(|| 1 + 1, || "two");
+/// assert_eq!((a, b), (2, "two"));
+/// ```
+///
+/// rayon-core has no `join!` macro, and neither has this crate:
+///
+/// ```compile_fail
+/// let (a, b) = rayon_core::join!(|| 1, || 2);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(oper_a: A, oper_b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    blitz_par::join(oper_a, oper_b)
+}

@@ -76,8 +76,8 @@ pub mod iter {
         IntoParallelRefMutIterator, IterBridge, Map, MapInit, MapWith, MaxLen, MinLen, MultiZip,
         Once, PanicFuse, ParallelBridge, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
         ParallelIterator, Positions, Repeat, RepeatN, Rev, Skip, SkipAny, SkipAnyWhile, Split,
-        StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, UniformBlocks, Update,
-        WalkTree, WalkTreePostfix, WalkTreePrefix, WhileSome, Zip, ZipEq,
+        StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, UniformBlocks, Update, WalkTree,
+        WalkTreePostfix, WalkTreePrefix, WhileSome, Zip, ZipEq,
     };
 
     /// The traits and functions for writing parallel iterators and consumers by hand.
