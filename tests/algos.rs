@@ -80,7 +80,7 @@ fn is_sorted_edge_cases() {
     in_every_pool(|| {
         assert!(Vec::<u32>::new().par_is_sorted());
         assert!([7].par_is_sorted());
-        assert!(vec![(); 1_000_000].par_is_sorted());
+        assert!([(); 1_000_000].par_is_sorted());
         assert!(vec![5u8; 1_000_000].par_is_sorted());
         let mut floats: Vec<f64> = (0..100_000).map(f64::from).collect();
         assert!(floats.par_is_sorted());
@@ -255,7 +255,7 @@ fn select_edge_cases() {
             one.par_select_nth_unstable(0),
             (&mut [][..], &mut 3, &mut [][..])
         );
-        let mut units = vec![(); 1_000_000];
+        let mut units = [(); 1_000_000];
         assert_eq!(units.par_select_nth_unstable(999_999).0.len(), 999_999);
         let mut same = vec![7u64; 1_000_000];
         for k in [0, 500_000, 999_999] {
