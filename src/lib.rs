@@ -190,6 +190,38 @@
 //! assert_eq!(squares[999], 998_001);
 //! ```
 //!
+//! ## Algorithms beyond rayon
+//!
+//! Everyday data work under the names std and itertools users already know:
+//!
+//! - Slices: [`par_is_sorted`](slice::ParallelSlice::par_is_sorted) (`_by`, `_by_key`) with
+//!   an early exit, and [`par_select_nth_unstable`](slice::ParallelSliceMut::par_select_nth_unstable)
+//!   (`_by`, `_by_key`), std's selection (the median, the k-th smallest) with a parallel
+//!   partition.
+//! - `Vec`: [`par_dedup`](slice::ParallelVec::par_dedup) (`_by`, `_by_key`), std's `dedup`
+//!   in parallel blocks.
+//! - Parallel iterators: [`counts`](iter::ParallelIterator::counts) and
+//!   [`counts_by`](iter::ParallelIterator::counts_by) into a `HashMap`,
+//!   [`histogram`](iter::ParallelIterator::histogram) (counts by a bucket index), and
+//!   [`minmax`](iter::ParallelIterator::minmax) (`_by`, `_by_key`) returning itertools'
+//!   [`MinMaxResult`](iter::MinMaxResult) shape with its ties (the first smallest, the last
+//!   largest).
+//!
+//! ```
+//! use blitz_par::iter::MinMaxResult;
+//! use blitz_par::prelude::*;
+//!
+//! let mut v: Vec<u32> = (0..200_000).map(|i| i * 7919 % 100_003).collect();
+//! assert!(!v.par_is_sorted());
+//! let median = *v.par_select_nth_unstable(100_000).1;
+//! assert_eq!(v.par_iter().minmax(), MinMaxResult::MinMax(&0, &100_002));
+//! let counts = v.par_iter().counts_by(|&x| x < median);
+//! assert_eq!(counts[&true], 100_000);
+//! v.par_sort_unstable();
+//! v.par_dedup();
+//! assert_eq!(v.len(), 100_003);
+//! ```
+//!
 //! # Cargo features
 //!
 //! All off by default. Each gives the crate of its name the parallel support that crate's own

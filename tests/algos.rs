@@ -3,6 +3,7 @@
 //! threads; edge cases (empty, one element, zero-sized types, all equal); panicking user
 //! closures with drop counting.
 
+use blitz_par::iter::MinMaxResult;
 use blitz_par::prelude::*;
 use blitz_par::{ThreadPool, ThreadPoolBuilder};
 use quickcheck::{quickcheck, TestResult};
@@ -79,7 +80,7 @@ fn is_sorted_edge_cases() {
     in_every_pool(|| {
         assert!(Vec::<u32>::new().par_is_sorted());
         assert!([7].par_is_sorted());
-        assert!(vec![(); 1_000_000].par_is_sorted());
+        assert!([(); 1_000_000].par_is_sorted());
         assert!(vec![5u8; 1_000_000].par_is_sorted());
         let mut floats: Vec<f64> = (0..100_000).map(f64::from).collect();
         assert!(floats.par_is_sorted());
@@ -254,7 +255,7 @@ fn select_edge_cases() {
             one.par_select_nth_unstable(0),
             (&mut [][..], &mut 3, &mut [][..])
         );
-        let mut units = vec![(); 1_000_000];
+        let mut units = [(); 1_000_000];
         assert_eq!(units.par_select_nth_unstable(999_999).0.len(), 999_999);
         let mut same = vec![7u64; 1_000_000];
         for k in [0, 500_000, 999_999] {
@@ -324,6 +325,114 @@ fn select_panicking_comparator_drops_each_once() {
         ids.sort_unstable();
         assert!(ids.iter().copied().eq(0..len), "not a permutation");
         drop(v);
+        assert_eq!(drops.load(Ordering::Relaxed), len);
+    }
+}
+
+/// A key whose hash sends every value to the same bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OneBucket(u16);
+
+impl std::hash::Hash for OneBucket {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u8(0);
+    }
+}
+
+fn sequential_counts<K: std::hash::Hash + Eq + Clone>(
+    v: &[K],
+) -> std::collections::HashMap<K, usize> {
+    let mut map = std::collections::HashMap::new();
+    for k in v {
+        *map.entry(k.clone()).or_insert(0) += 1;
+    }
+    map
+}
+
+quickcheck! {
+    fn counts_agree_with_sequential(v: Vec<u16>, len: u32, modulus: u16) -> bool {
+        let modulus = modulus.max(1);
+        let input: Vec<u16> = grow(&v, len as usize % 100_000).iter().map(|x| x % modulus).collect();
+        let expected = sequential_counts(&input);
+        let by_key = sequential_counts(&input.iter().map(|x| x / 3).collect::<Vec<_>>());
+        let mut histogram = vec![0usize; 17];
+        for &x in &input {
+            histogram[usize::from(x % 17)] += 1;
+        }
+        in_every_pool(|| {
+            input.par_iter().copied().counts() == expected
+                && input.par_iter().counts_by(|x| x / 3) == by_key
+                && input.par_iter().histogram(17, |&x| usize::from(x % 17)) == histogram
+        })
+    }
+
+    fn minmax_agrees_with_sequential(v: Vec<(u8, u32)>, len: u32) -> bool {
+        // Ties on the first field; the second is the position, to tell tied items apart.
+        let input: Vec<(u8, usize)> =
+            grow(&v, len as usize % 100_000).iter().enumerate().map(|(i, x)| (x.0 % 8, i)).collect();
+        let expected = match input.len() {
+            0 => MinMaxResult::NoElements,
+            1 => MinMaxResult::OneElement(input[0]),
+            _ => {
+                let min = *input.iter().min_by_key(|x| x.0).unwrap(); // std: the first minimal
+                let max = *input.iter().max_by_key(|x| x.0).unwrap(); // std: the last maximal
+                MinMaxResult::MinMax(min, max)
+            }
+        };
+        in_every_pool(|| {
+            input.par_iter().copied().minmax_by_key(|x| x.0) == expected
+                && input.par_iter().copied().minmax_by(|a, b| a.0.cmp(&b.0)) == expected
+                && input.par_iter().map(|x| x.0).minmax() == match expected {
+                    MinMaxResult::NoElements => MinMaxResult::NoElements,
+                    MinMaxResult::OneElement(x) => MinMaxResult::OneElement(x.0),
+                    MinMaxResult::MinMax(a, b) => MinMaxResult::MinMax(a.0, b.0),
+                }
+        })
+    }
+}
+
+#[test]
+fn counts_edge_cases() {
+    in_every_pool(|| {
+        assert!((0..0).into_par_iter().counts().is_empty());
+        assert_eq!([5].par_iter().counts()[&5], 1);
+        let units = vec![(); 100_000];
+        assert_eq!(units.par_iter().counts()[&()], 100_000);
+        let same = vec![3u8; 100_000];
+        assert_eq!(same.par_iter().counts().len(), 1);
+        let colliding: Vec<OneBucket> = (0..3000u16).map(|i| OneBucket(i % 1000)).collect();
+        let counts = colliding.par_iter().copied().counts();
+        assert_eq!(counts, sequential_counts(&colliding));
+        assert!(counts.values().all(|&c| c == 3));
+        assert_eq!((0..0).into_par_iter().histogram(3, |x: usize| x), [0, 0, 0]);
+        assert_eq!(units.par_iter().minmax(), MinMaxResult::MinMax(&(), &()));
+        true
+    });
+}
+
+#[test]
+fn counts_by_panicking_key_drops_each_once() {
+    let len = 200_000;
+    for (pool, panic_at) in pools().iter().zip([0usize, 10, 50_000, 100_000, 199_999]) {
+        let drops = AtomicUsize::new(0);
+        let items: Vec<Counted> = (0..len)
+            .map(|id| Counted {
+                id,
+                key: (id % 100) as u32,
+                drops: &drops,
+            })
+            .collect();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                items.into_par_iter().counts_by(|c| {
+                    if c.id == panic_at {
+                        panic!("key fails");
+                    }
+                    c.key
+                })
+            })
+        }));
+        assert!(result.is_err());
         assert_eq!(drops.load(Ordering::Relaxed), len);
     }
 }

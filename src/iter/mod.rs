@@ -81,6 +81,8 @@ mod flat_map;
 mod fold;
 mod fold_chunks;
 mod for_each;
+mod grouping;
+pub use grouping::MinMaxResult;
 mod inspect;
 mod intersperse;
 mod len;
@@ -1266,6 +1268,104 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         unzip::partition_map(self, predicate)
+    }
+
+    /// How many times each distinct item occurs (itertools' `counts`). Each leaf counts into
+    /// its own `HashMap`; the maps merge pairwise, in parallel across the reduction tree.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let counts = ["a", "b", "a", "c", "a"].par_iter().counts();
+    /// assert_eq!((counts[&"a"], counts[&"b"], counts.len()), (3, 1, 3));
+    /// ```
+    fn counts(self) -> std::collections::HashMap<Self::Item, usize>
+    where
+        Self::Item: Eq + std::hash::Hash,
+    {
+        grouping::counts(self)
+    }
+
+    /// How many items have each distinct key `key(item)` (itertools' `counts_by`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let by_parity = (0..10u32).into_par_iter().counts_by(|x| x % 2 == 0);
+    /// assert_eq!((by_parity[&true], by_parity[&false]), (5, 5));
+    /// ```
+    fn counts_by<K, F>(self, key: F) -> std::collections::HashMap<K, usize>
+    where
+        K: Eq + std::hash::Hash + Send,
+        F: Fn(Self::Item) -> K + Sync + Send,
+    {
+        grouping::counts(self.map(key))
+    }
+
+    /// A histogram: how many items fall in each bucket `bucket(item)` of `0..buckets`, as a
+    /// `Vec` of `buckets` counts. Each leaf counts into its own `Vec`; the `Vec`s are added
+    /// pairwise. Panics if `bucket` returns `buckets` or more.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let bytes: Vec<u8> = (0..1000u32).map(|x| (x * 7) as u8).collect();
+    /// let by_high_bits = bytes.par_iter().histogram(4, |&b| usize::from(b >> 6));
+    /// assert_eq!(by_high_bits.iter().sum::<usize>(), 1000);
+    /// assert_eq!(by_high_bits.len(), 4);
+    /// ```
+    fn histogram<F>(self, buckets: usize, bucket: F) -> Vec<usize>
+    where
+        F: Fn(Self::Item) -> usize + Sync + Send,
+    {
+        grouping::histogram(self, buckets, &bucket)
+    }
+
+    /// The smallest and the largest item, with itertools' shape and ties: the first of the
+    /// smallest and the last of the largest (itertools' `minmax`).
+    ///
+    /// ```
+    /// use blitz_par::iter::MinMaxResult;
+    /// use blitz_par::prelude::*;
+    /// let v = [3, 1, 4, 1, 5, 9, 2, 6];
+    /// assert_eq!(v.par_iter().copied().minmax(), MinMaxResult::MinMax(1, 9));
+    /// ```
+    fn minmax(self) -> MinMaxResult<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        grouping::minmax_by(self, &Self::Item::cmp)
+    }
+
+    /// As [`minmax`](Self::minmax), ordered by `compare` (itertools' `minmax_by`).
+    ///
+    /// ```
+    /// use blitz_par::iter::MinMaxResult;
+    /// use blitz_par::prelude::*;
+    /// let v = [(1, 'a'), (0, 'b'), (1, 'c'), (0, 'd')];
+    /// let r = v.par_iter().minmax_by(|a, b| a.0.cmp(&b.0));
+    /// assert_eq!(r, MinMaxResult::MinMax(&(0, 'b'), &(1, 'c')));
+    /// ```
+    fn minmax_by<F>(self, compare: F) -> MinMaxResult<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> std::cmp::Ordering + Sync + Send,
+    {
+        grouping::minmax_by(self, &compare)
+    }
+
+    /// As [`minmax`](Self::minmax), ordered by a key computed once per item (itertools'
+    /// `minmax_by_key`).
+    ///
+    /// ```
+    /// use blitz_par::iter::MinMaxResult;
+    /// use blitz_par::prelude::*;
+    /// let words = ["bb", "a", "ccc", "dd", "e", "fff"];
+    /// let r = words.par_iter().minmax_by_key(|w| w.len());
+    /// assert_eq!(r, MinMaxResult::MinMax(&"a", &"fff"));
+    /// ```
+    fn minmax_by_key<K, F>(self, key: F) -> MinMaxResult<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        grouping::minmax_by_key(self, &key)
     }
 }
 

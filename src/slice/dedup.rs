@@ -147,6 +147,13 @@ impl<T> Clone for BufferPtr<T> {
 
 impl<T> Copy for BufferPtr<T> {}
 
+impl<T> BufferPtr<T> {
+    /// The pointer (a method, so that closures capture the `Send` wrapper, not its field).
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
 // SAFETY: the pointer is used to move `T`s between threads (each slot by one thread at a
 // time), which `T: Send` allows.
 unsafe impl<T: Send> Send for BufferPtr<T> {}
@@ -176,12 +183,11 @@ where
     let base = BufferPtr(v.as_mut_ptr());
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         (0..blocks).into_par_iter().for_each(|b| {
-            let base = base;
             // SAFETY: block `b`'s slots `b * block..` (`block_len(b)` of them) are live and
             // touched by this call only.
             unsafe {
                 dedup_block(
-                    base.0.add(b * block),
+                    base.get().add(b * block),
                     block_len(b),
                     &alive_end[b],
                     same_bucket,

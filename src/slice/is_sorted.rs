@@ -40,7 +40,7 @@ where
             return true;
         };
         for next in keys {
-            if !(previous <= next) {
+            if previous.partial_cmp(&next).is_none_or(|o| o.is_gt()) {
                 return false;
             }
             previous = next;

@@ -90,6 +90,13 @@ impl<T> Clone for SharedPtr<T> {
 
 impl<T> Copy for SharedPtr<T> {}
 
+impl<T> SharedPtr<T> {
+    /// The pointer (a method, so that closures capture the `Send` wrapper, not its field).
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
 // SAFETY: used to move `T`s between threads, each range by one thread (`T: Send`).
 unsafe impl<T: Send> Send for SharedPtr<T> {}
 // SAFETY: as for `Send`: the threads sharing it touch disjoint ranges.
@@ -245,10 +252,9 @@ fn scatter<T: Send>(
     // 0, so it never drops them.
     let chunk = n.div_ceil(crate::current_num_threads() * 4).max(1 << 16);
     v.par_chunks_mut(chunk).enumerate().for_each(|(i, out)| {
-        let to = to;
         // SAFETY: scratch slots `i * chunk..+out.len()` are initialised (above) and read by
         // this chunk only; `out` is a distinct allocation.
-        unsafe { ptr::copy_nonoverlapping(to.0.add(i * chunk), out.as_mut_ptr(), out.len()) };
+        unsafe { ptr::copy_nonoverlapping(to.get().add(i * chunk), out.as_mut_ptr(), out.len()) };
     });
 }
 

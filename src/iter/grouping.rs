@@ -1,0 +1,198 @@
+//! Counting and extremes of parallel iterators, with itertools' names: `counts`,
+//! `counts_by`, `histogram` (counts by a bucket index) and `minmax` (+ `_by`, `_by_key`).
+//!
+//! All are consumers over the one driver: every leaf folds its items into a local table (a
+//! `HashMap`, a `Vec` of bucket counts, a `MinMaxResult`), and the tables meet in the driver's
+//! reduction tree, where two tables merge into the larger one; the merges of different
+//! subtrees run in parallel. (Why not shards merged in parallel into one `HashMap`: PERF.md.)
+
+use super::ParallelIterator;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// The smallest and the largest item of an iterator, as itertools' `MinMaxResult`: what
+/// [`ParallelIterator::minmax`] and its `_by` / `_by_key` forms return.
+///
+/// ```
+/// use blitz_par::iter::MinMaxResult;
+/// use blitz_par::prelude::*;
+/// assert_eq!((0..0).into_par_iter().minmax(), MinMaxResult::NoElements);
+/// assert_eq!((3..4).into_par_iter().minmax(), MinMaxResult::OneElement(3));
+/// assert_eq!((3..9).into_par_iter().minmax(), MinMaxResult::MinMax(3, 8));
+/// assert_eq!((3..9).into_par_iter().minmax().into_option(), Some((3, 8)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MinMaxResult<T> {
+    /// The iterator was empty.
+    NoElements,
+    /// The iterator had one item, both the smallest and the largest.
+    OneElement(T),
+    /// The smallest (the first of the smallest) and the largest (the last of the largest)
+    /// of two or more items.
+    MinMax(T, T),
+}
+
+impl<T: Clone> MinMaxResult<T> {
+    /// `None` for no items, else `Some((min, max))`, cloning a single item (itertools'
+    /// `into_option`).
+    ///
+    /// ```
+    /// use blitz_par::iter::MinMaxResult;
+    /// assert_eq!(MinMaxResult::OneElement(4).into_option(), Some((4, 4)));
+    /// assert_eq!(MinMaxResult::<u8>::NoElements.into_option(), None);
+    /// ```
+    pub fn into_option(self) -> Option<(T, T)> {
+        match self {
+            MinMaxResult::NoElements => None,
+            MinMaxResult::OneElement(x) => Some((x.clone(), x)),
+            MinMaxResult::MinMax(min, max) => Some((min, max)),
+        }
+    }
+}
+
+/// Combines the results of two consecutive parts, `left` before `right`: the first of the
+/// smallest (the right's only if strictly less) and the last of the largest (the right's if
+/// not less), so the grouping of the parts does not change the answer.
+fn combine<T>(
+    left: MinMaxResult<T>,
+    right: MinMaxResult<T>,
+    less: &impl Fn(&T, &T) -> bool,
+) -> MinMaxResult<T> {
+    use MinMaxResult::*;
+    match (left, right) {
+        (NoElements, r) => r,
+        (l, NoElements) => l,
+        (OneElement(x), OneElement(y)) => {
+            if less(&y, &x) {
+                MinMax(y, x)
+            } else {
+                MinMax(x, y)
+            }
+        }
+        (OneElement(x), MinMax(a, b)) => {
+            if !less(&a, &x) {
+                MinMax(x, b)
+            } else if less(&b, &x) {
+                MinMax(a, x)
+            } else {
+                MinMax(a, b)
+            }
+        }
+        (MinMax(a, b), OneElement(y)) => {
+            if less(&y, &a) {
+                MinMax(y, b)
+            } else if !less(&y, &b) {
+                MinMax(a, y)
+            } else {
+                MinMax(a, b)
+            }
+        }
+        (MinMax(a, b), MinMax(c, d)) => {
+            let min = if less(&c, &a) { c } else { a };
+            let max = if less(&d, &b) { b } else { d };
+            MinMax(min, max)
+        }
+    }
+}
+
+pub(super) fn minmax_by<I, F>(iter: I, compare: &F) -> MinMaxResult<I::Item>
+where
+    I: ParallelIterator,
+    F: Fn(&I::Item, &I::Item) -> Ordering + Sync,
+{
+    let less = |a: &I::Item, b: &I::Item| compare(a, b) == Ordering::Less;
+    iter.fold(
+        || MinMaxResult::NoElements,
+        |acc, x| combine(acc, MinMaxResult::OneElement(x), &less),
+    )
+    .reduce(|| MinMaxResult::NoElements, |l, r| combine(l, r, &less))
+}
+
+pub(super) fn minmax_by_key<I, K, F>(iter: I, key: &F) -> MinMaxResult<I::Item>
+where
+    I: ParallelIterator,
+    K: Ord + Send,
+    F: Fn(&I::Item) -> K + Sync,
+{
+    // Each key computed once, carried beside its item.
+    let keyed = minmax_by(
+        iter.map(|x| (key(&x), x)),
+        &|a: &(K, I::Item), b: &(K, I::Item)| a.0.cmp(&b.0),
+    );
+    match keyed {
+        MinMaxResult::NoElements => MinMaxResult::NoElements,
+        MinMaxResult::OneElement((_, x)) => MinMaxResult::OneElement(x),
+        MinMaxResult::MinMax((_, a), (_, b)) => MinMaxResult::MinMax(a, b),
+    }
+}
+
+/// Merges the smaller map into the larger one.
+fn merge_counts<K: Eq + Hash>(a: HashMap<K, usize>, b: HashMap<K, usize>) -> HashMap<K, usize> {
+    let (mut large, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    for (key, count) in small {
+        *large.entry(key).or_insert(0) += count;
+    }
+    large
+}
+
+pub(super) fn counts<I>(iter: I) -> HashMap<I::Item, usize>
+where
+    I: ParallelIterator,
+    I::Item: Eq + Hash,
+{
+    iter.fold(HashMap::new, |mut map, x| {
+        *map.entry(x).or_insert(0) += 1;
+        map
+    })
+    .reduce(HashMap::new, merge_counts)
+}
+
+pub(super) fn histogram<I, F>(iter: I, buckets: usize, bucket: &F) -> Vec<usize>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> usize + Sync,
+{
+    let count = |mut counts: Vec<usize>, x| {
+        let b = bucket(x);
+        assert!(b < buckets, "bucket {b} out of range 0..{buckets}");
+        counts[b] += 1;
+        counts
+    };
+    iter.fold(|| vec![0; buckets], count).reduce(
+        || vec![0; buckets],
+        |mut a, b| {
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every grouping of a sequence into parts gives itertools' answer (first min, last max).
+    #[test]
+    fn combine_keeps_first_min_and_last_max() {
+        let items = [(2, 'a'), (1, 'b'), (3, 'c'), (1, 'd'), (3, 'e'), (2, 'f')];
+        let less = |a: &(i32, char), b: &(i32, char)| a.0 < b.0;
+        for split in 0..=items.len() {
+            for inner in 0..=split {
+                let fold = |part: &[(i32, char)]| {
+                    part.iter().fold(MinMaxResult::NoElements, |acc, &x| {
+                        combine(acc, MinMaxResult::OneElement(x), &less)
+                    })
+                };
+                let parts = [
+                    fold(&items[..inner]),
+                    fold(&items[inner..split]),
+                    fold(&items[split..]),
+                ];
+                let [a, b, c] = parts;
+                let got = combine(combine(a, b, &less), c, &less);
+                assert_eq!(got, MinMaxResult::MinMax((1, 'b'), (3, 'e')));
+            }
+        }
+    }
+}
