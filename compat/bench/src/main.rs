@@ -196,12 +196,21 @@ fn one_pool(a: &Args) {
     let sampler = ThreadSampler::start();
     let (cpu0, t0) = (cpu_time(), Instant::now());
     let mut check = 0.0;
+    // Where each round's time goes: the program's own work, ndarray's, hashbrown's.
+    let mut phases = [Duration::ZERO; 3];
     for _ in 0..a.rounds {
+        let t = Instant::now();
         check += par::own_work(&own);
+        let t1 = Instant::now();
         deps::zip_for_each(&mut m, &b);
+        let t2 = Instant::now();
         map.clear();
         deps::extend(&mut map, a.extend_entries);
         check += map.len() as f64;
+        let t3 = Instant::now();
+        phases[0] += t1 - t;
+        phases[1] += t2 - t1;
+        phases[2] += t3 - t2;
     }
     let (wall, cpu) = (t0.elapsed(), cpu_time() - cpu0);
     let peak = sampler.finish();
@@ -210,6 +219,9 @@ fn one_pool(a: &Args) {
 
     report("one_pool.rounds", a.rounds);
     report("one_pool.wall_ms", ms(wall));
+    report("one_pool.own_work_ms", ms(phases[0]));
+    report("one_pool.ndarray_zip_ms", ms(phases[1]));
+    report("one_pool.hashbrown_extend_ms", ms(phases[2]));
     report("one_pool.cpu_ms", ms(cpu));
     report(
         "one_pool.cpus_busy",
