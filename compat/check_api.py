@@ -108,6 +108,10 @@ class Crate:
             return
         seen.add(key)
         self._add(path, Entry(self, module, "module"))
+        self._walk_children(module, path, seen)
+
+    def _walk_children(self, module, path, seen):
+        """The public items of `module`, at `path` (its own, or a glob re-export's)."""
         for child_id in module["inner"]["module"]["items"]:
             child = self.item(child_id)
             if child is None or child["visibility"] != "public" or self.hidden(child):
@@ -127,17 +131,7 @@ class Crate:
             # A target in this crate.
             if use["is_glob"]:
                 if self.kind_of(target) == "module":
-                    for child_id in target["inner"]["module"]["items"]:
-                        child = self.item(child_id)
-                        if child is None or child["visibility"] != "public" or self.hidden(child):
-                            continue
-                        kind = self.kind_of(child)
-                        if kind == "use":
-                            self._walk_use(child, path, seen)
-                        elif kind == "module":
-                            self._walk_module(child, path + (child["name"],), seen)
-                        elif kind in ITEM_KINDS:
-                            self._add(path + (child["name"],), Entry(self, child, kind))
+                    self._walk_children(target, path, seen)
                 return
             kind = self.kind_of(target)
             if kind == "module":
