@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Compares the public API of the compatibility crates (compat/rayon, compat/rayon-core) with the
-# real rayon and rayon-core of the same versions, from crates.io: every public item path, each
-# item's kind, each trait's items (required or provided), structs' inherent methods, the
-# signatures in iter::plumbing (which other crates implement), the impls of rayon's traits,
-# sealed traits, and that types rayon keeps apart are apart here too. Missing items and items
+# real rayon and rayon-core of the same versions, from crates.io: every public item path in
+# each namespace (types, values, macros), each item's kind, each trait's items (required or
+# provided), structs' inherent methods, the signatures in iter::plumbing (which other crates
+# implement), the impls of rayon's traits, sealed traits, and that types rayon keeps apart are
+# apart here too. Missing items and items
 # beyond rayon's fail; rayon's deprecated items may be missing and are listed. See
 # compat/README.md.
 #

@@ -6,8 +6,11 @@ and the compatibility `rayon` and `rayon_core` (which re-export blitz-par, whose
 to resolve the re-exports). For each pair it compares:
 
 - every public item path (modules, structs, enums, traits, functions, macros, type aliases,
-  constants, statics), with `use` items (named and glob) resolved to their targets, also across
-  crates;
+  constants, statics) in each of Rust's three namespaces (types, values, macros), with `use`
+  items (named and glob) resolved to their targets, also across crates: a `use` takes every
+  namespace of a name (`pub use blitz_par::join` brings the function and the `join!` macro,
+  and rustdoc records one `use` per namespace), so an item rayon lacks cannot ride in beside
+  one it has;
 - the kind of each item (a struct where rayon has a struct, not a type alias);
 - every trait's associated items, with their required/provided status, and each struct's or
   enum's inherent methods (missing ones fail; extra ones are listed, not failed: blitz-par's
@@ -49,8 +52,28 @@ ITEM_KINDS = {
 }
 
 
+# The namespace of each item kind (rustdoc's kinds, and the `paths` summaries' kinds of other
+# crates' items): one path can name a type, a value and a macro at once.
+MACRO_KINDS = {"macro", "proc_macro", "proc_attribute", "proc_derive"}
+VALUE_KINDS = {"function", "constant", "static"}
+
+
+def namespace(kind):
+    """`macro`, `value` or `type`: where an item of `kind` lives."""
+    if kind in MACRO_KINDS:
+        return "macro"
+    if kind in VALUE_KINDS:
+        return "value"
+    return "type"
+
+
+def path_text(path, ns):
+    """A path for a message: `rayon_core::join!` for a macro."""
+    return "::".join(path) + ("!" if ns == "macro" else "")
+
+
 class Crate:
-    """One crate's rustdoc JSON, with its public items by path."""
+    """One crate's rustdoc JSON, with its public items by path and namespace."""
 
     def __init__(self, path, universe):
         with open(path) as f:
@@ -80,27 +103,31 @@ class Crate:
         return False
 
     def public(self):
-        """{path tuple: Entry}: every publicly reachable item, re-exports resolved."""
+        """{(path tuple, namespace): Entry}: every publicly reachable item, re-exports
+        resolved."""
         if self._public is None:
             self._public = {}
             root = self.item(self.doc["root"])
             self._walk_module(root, (self.name,), set())
         return self._public
 
-    def by_defining_path(self, path):
-        """The public entry of the item that `paths` names by its defining (private) path."""
+    def by_defining_path(self, path, ns):
+        """The public entry of the item that `paths` names by its defining (private) path, in
+        namespace `ns`."""
         ids = {
             (self.name, int(item_id))
             for item_id, summary in self.paths.items()
-            if summary["crate_id"] == 0 and tuple(summary["path"]) == path
+            if summary["crate_id"] == 0 and tuple(summary["path"]) == path and namespace(summary["kind"]) == ns
         }
         for entry in self.public().values():
             if entry.identity() in ids:
                 return entry
         return None
 
-    def _add(self, path, entry):
-        self._public.setdefault(path, entry)
+    def _add(self, path, entry, ns=None):
+        """Records `entry` at `path`, in the namespace of its kind (or `ns`, for an entry whose
+        kind says none: an unresolved re-export)."""
+        self._public.setdefault((path, ns or namespace(entry.kind)), entry)
 
     def _walk_module(self, module, path, seen):
         key = (self.name, module["id"], path)
@@ -144,7 +171,7 @@ class Crate:
         # A target in another crate: find it by its path there.
         summary = self.paths.get(str(use["id"])) if use["id"] is not None else None
         if summary is None:
-            self._add(path + (use["name"],), Entry(None, None, "unresolved:" + use["source"]))
+            self._add(path + (use["name"],), Entry(None, None, "unresolved:" + use["source"]), "type")
             return
         crate_name = self.externals[str(summary["crate_id"])]["name"] if summary["crate_id"] != 0 else self.name
         other = self.universe.get(crate_name)
@@ -158,24 +185,27 @@ class Crate:
         table = other.public()
         if use["is_glob"]:
             depth = len(target_path)
-            for p, entry in table.items():
+            for (p, ns), entry in table.items():
                 if len(p) == depth + 1 and p[:depth] == target_path:
-                    self._add(path + (p[-1],), entry)
+                    self._add(path + (p[-1],), entry, ns)
             # A glob of a module also brings its submodules' contents at their own paths.
-            for p, entry in table.items():
+            for (p, ns), entry in table.items():
                 if len(p) > depth + 1 and p[:depth] == target_path:
-                    self._add(path + p[depth:], entry)
+                    self._add(path + p[depth:], entry, ns)
             return
-        entry = table.get(target_path) or other.by_defining_path(target_path)
+        # This `use` names one namespace of the target (rustdoc records one `use` per namespace
+        # that the name resolves in): the item of that namespace, not whichever came first.
+        ns = namespace(summary["kind"])
+        entry = table.get((target_path, ns)) or other.by_defining_path(target_path, ns)
         if entry is None:
-            self._add(path + (use["name"],), Entry(None, None, "unresolved:" + "::".join(target_path)))
+            self._add(path + (use["name"],), Entry(None, None, "unresolved:" + "::".join(target_path)), ns)
             return
-        self._add(path + (use["name"],), entry)
+        self._add(path + (use["name"],), entry, ns)
         if entry.kind == "module":
             depth = len(target_path)
-            for p, sub in table.items():
+            for (p, sub_ns), sub in table.items():
                 if len(p) > depth and p[:depth] == target_path:
-                    self._add(path + (use["name"],) + p[depth:], sub)
+                    self._add(path + (use["name"],) + p[depth:], sub, sub_ns)
 
 
 class Entry:
@@ -342,11 +372,18 @@ def compare(real, compat, report):
     failures = []
     omitted = []
     notes = []
-    for path in sorted(real_items):
-        want = real_items[path]
-        name = "::".join(path)
-        shown = "::".join((compat.name,) + path[1:])
-        got = compat_items.get((compat.name,) + path[1:])
+
+    def twin(key):
+        """The compatibility crate's key for a real crate's (path, namespace) key."""
+        path, ns = key
+        return ((compat.name,) + path[1:], ns)
+
+    for key in sorted(real_items):
+        want = real_items[key]
+        path, ns = key
+        name = path_text(path, ns)
+        shown = path_text(*twin(key))
+        got = compat_items.get(twin(key))
         if got is None:
             if want.deprecated:
                 omitted.append(name)
@@ -386,13 +423,13 @@ def compare(real, compat, report):
             failures.append(f"unsealed: {shown} (sealed in rayon)")
     # iter::plumbing is implemented by other crates (ndarray, hashbrown, indicatif, ...): its
     # functions and trait methods must have rayon's signatures exactly.
-    for path, want in real_items.items():
+    for (path, ns), want in real_items.items():
         if path[1:3] != ("iter", "plumbing") or want.item is None or want.kind == "module":
             continue
-        got = compat_items.get((compat.name,) + path[1:])
+        got = compat_items.get(twin((path, ns)))
         if got is None or got.item is None or got.kind != want.kind:
             continue
-        name = "::".join((compat.name,) + path[1:])
+        name = path_text(*twin((path, ns)))
         pairs = [] if want.kind == "trait" else [(name, want.item, got.item)]
         if want.kind == "trait":
             theirs = {m["name"]: m for m in map(want.crate.item, want.item["inner"]["trait"]["items"]) if m}
@@ -413,14 +450,14 @@ def compare(real, compat, report):
     # extends, ...) is one here too. Types are named by their public paths in each crate.
     def names(crate, items):
         table = {}
-        for p, e in sorted(items.items(), key=lambda pe: len(pe[0])):
+        for (p, _), e in sorted(items.items(), key=lambda pe: (len(pe[0][0]), pe[0])):
             if e.item is not None and e.crate is crate and e.kind in ("struct", "enum"):
                 table.setdefault(e.item["id"], "::".join(p[1:]))
         return table
 
     want_names = names(real, real_items)
-    for path, want in real_items.items():
-        got = compat_items.get((compat.name,) + path[1:])
+    for (path, ns), want in real_items.items():
+        got = compat_items.get(twin((path, ns)))
         if want.kind != "trait" or got is None or got.kind != "trait" or want.item is None or got.item is None:
             continue
         if path[-2] == "prelude":
@@ -441,18 +478,17 @@ def compare(real, compat, report):
 
     # Types rayon keeps apart must not be one type here (an alias, or one re-export at two paths).
     by_identity = {}
-    for path, want in real_items.items():
-        got = compat_items.get((compat.name,) + path[1:])
+    for (path, ns), want in real_items.items():
+        got = compat_items.get(twin((path, ns)))
         if got is None or want.kind not in ("struct", "enum", "union", "trait") or got.item is None:
             continue
         by_identity.setdefault(got.identity(), {})[want.identity()] = "::".join((compat.name,) + path[1:])
     for names in by_identity.values():
         if len(names) > 1:
             failures.append("one type here, distinct in rayon: " + ", ".join(sorted(names.values())))
-    for path in sorted(compat_items):
-        real_path = (real.name,) + path[1:]
-        if real_path not in real_items:
-            failures.append(f"extra {compat_items[path].kind}: {'::'.join(path)}")
+    for path, ns in sorted(compat_items):
+        if ((real.name,) + path[1:], ns) not in real_items:
+            failures.append(f"extra {compat_items[path, ns].kind}: {path_text(path, ns)}")
     report.append((real.name, failures, omitted, notes))
 
 
