@@ -4,9 +4,8 @@
 # each namespace (types, values, macros), each item's kind, each trait's items (required or
 # provided), structs' inherent methods, the signatures in iter::plumbing (which other crates
 # implement), the impls of rayon's traits, sealed traits, and that types rayon keeps apart are
-# apart here too. Missing items and items
-# beyond rayon's fail; rayon's deprecated items may be missing and are listed. See
-# compat/README.md.
+# apart here too. Missing items and items beyond rayon's fail; rayon's deprecated items may be
+# missing and are listed. See compat/README.md.
 #
 # Needs a nightly toolchain (rustdoc's JSON output is unstable) and crates.io. Everything it
 # builds stays under target/compat-api/. Usage: compat/check-api.sh
