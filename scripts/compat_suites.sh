@@ -38,13 +38,10 @@ mkdir -p "$WORK"
 # The crates a suite patches (and checks): both, as a user would write it, but for rayon-core's
 # own tests, whose graph has no rayon (cargo would rightly warn that that patch is unused).
 PATCHED="rayon rayon-core"
-patch_table() {
-    local krate
-    printf '\n[patch.crates-io]\n'
-    for krate in $PATCHED; do
-        printf '%s = { path = "%s" }\n' "$krate" "$REPO/compat/$krate"
-    done
-}
+# shellcheck source=scripts/lib/compat_patch.sh
+. "$REPO/scripts/lib/compat_patch.sh"
+# shellcheck disable=SC2086 # PATCHED is a list of names
+patch_table() { compat_patch_table $PATCHED; }
 
 SUMMARY=()
 FAILED=0
@@ -95,29 +92,6 @@ copy_package() {
     echo "$(basename "$src")" >"$WORK/$name/.compat-source"
 }
 
-# Fails unless DIR's crate graph (with FEATURES) takes rayon, and rayon-core, from compat/.
-check_patch() {
-    local dir=$1 features=$2 krate first
-    for krate in $PATCHED; do
-        first=$(cargo tree --quiet --manifest-path "$dir/Cargo.toml" --features "$features" \
-            --target all -e all -i "$krate" | head -1)
-        case "$first" in
-        "$krate v"*"($REPO/compat/$krate)"*) ;;
-        *)
-            echo "patch not taken in $dir: cargo tree -i $krate starts with: $first" >&2
-            return 1
-            ;;
-        esac
-    done
-    # The lock file: no [[package]] named rayon or rayon-core with a `source` line.
-    if awk '/^\[\[package\]\]/ { name = "" } /^name = / { name = $3 }
-            /^source = / && (name == "\"rayon\"" || name == "\"rayon-core\"") { bad = 1 }
-            END { exit !bad }' "$dir/Cargo.lock"; then
-        echo "patch not taken in $dir: Cargo.lock has a registry source for rayon or rayon-core" >&2
-        return 1
-    fi
-}
-
 # run_suite NAME DIR FEATURES CARGO_TEST_ARGS... [-- HARNESS_ARGS...]
 # Builds, checks the patch, runs `cargo test`, and records a summary line.
 run_suite() {
@@ -135,17 +109,18 @@ run_suite() {
     cargo test --manifest-path "$dir/Cargo.toml" --features "$features" --no-run \
         "${build_args[@]}" >"$log" 2>&1 || status=$?
     grep -iE '^(warning: patch|error)' "$log" || true
-    if [ "$status" = 0 ] && grep -q 'was not used in the crate graph' "$log"; then
+    if [ "$status" = 0 ] && compat_patch_unused "$log"; then
         echo "$name: cargo says the patch was not used" >&2
         status=1
     fi
     if [ "$status" = 0 ]; then
-        check_patch "$dir" "$features" || status=1
+        compat_check_patch patched "$dir" "$PATCHED" --features "$features" --target all -e all ||
+            status=1
     fi
     if [ "$status" = 0 ]; then
         cargo test --manifest-path "$dir/Cargo.toml" --features "$features" --no-fail-fast "$@" \
             >>"$log" 2>&1 || status=$?
-        if grep -q 'was not used in the crate graph' "$log"; then
+        if compat_patch_unused "$log"; then
             status=1
         fi
     fi
