@@ -13,20 +13,31 @@
 # fails unless the patch took in the patched build (`cargo tree -i rayon` and `-i rayon-core`
 # show compat/'s paths, and Cargo.lock has no registry source for them) and did not in the others.
 #
-# Then it runs the three binaries one after the other and prints one table:
-#   one pool against two: own code + ndarray Zip::par_for_each + hashbrown par_extend, ROUNDS
-#     rounds: wall time, CPU time (user+sys), CPUs busy, peak thread count;
+# Then it runs the three binaries one after the other (PROCESSES times over, interleaved:
+# patched, unpatched, rayon, patched, ...) and prints one table, each figure the median over
+# the processes with the lowest and highest beside it when there are several:
+#   one pool against two (workload one-pool): own code + ndarray Zip::par_for_each + hashbrown
+#     par_extend, ROUNDS rounds: wall time, CPU time (user+sys), CPUs busy, peak thread count;
+#   turns (one pool against two, phases that hold still): own code + ndarray
+#     Zip::par_for_each + hashbrown par_iter().map().sum() over a map of TURN entries built
+#     before the loop (nothing allocated in it), ROUNDS rounds: the same figures;
 #   real crates: ndarray Zip::par_for_each and par_map_collect (SIDE x SIDE f64), hashbrown
 #     par_iter().map().sum() (SUM entries), indexmap par_sort_keys (SORT entries): best and
 #     median of REPEATS, and patched / rayon.
 #
 # Usage: scripts/compat_bench.sh [--rounds N] [--side N] [--own-items N] [--extend-entries N]
-#                                [--sum-entries N] [--sort-entries N] [--repeats N]
-#                                [--workload all|one-pool|crates]
+#                                [--sum-entries N] [--sort-entries N] [--turn-entries N]
+#                                [--repeats N] [--processes N]
+#                                [--workload all|one-pool|turns|crates[,...]]
 # Defaults are the issue's sizes: 1,000 rounds, 2,048 x 2,048, 1M own items, 1M par_extend
-# entries, 10M entries summed, 1M sorted, 10 repeats. A smoke run:
+# entries, 10M entries summed, 1M sorted, 1M entries in turns' map, 10 repeats, 1 process;
+# `all` is one-pool and crates. The table that ranks the pools (about 7 minutes on the 2-core
+# VM, builds included):
+#   scripts/compat_bench.sh --workload turns,crates --processes 5
+# A smoke run:
 #   scripts/compat_bench.sh --rounds 3 --side 64 --own-items 1000 --extend-entries 1000 \
-#       --sum-entries 10000 --sort-entries 1000 --repeats 2
+#       --sum-entries 10000 --sort-entries 1000 --turn-entries 1000 --repeats 2 --processes 2 \
+#       --workload all,turns
 # Needs crates.io (or a filled cargo registry cache). Timings mean something only on a quiet
 # machine.
 set -euo pipefail
@@ -36,7 +47,20 @@ export CARGO_TARGET_DIR=$WORK/target
 export CARGO_TERM_COLOR=never
 export CARGO_INCREMENTAL=0
 mkdir -p "$WORK"
-ARGS=("$@")
+# --processes is the script's; everything else goes to the program.
+ARGS=()
+PROCESSES=1
+while [ $# -gt 0 ]; do
+    if [ "$1" = --processes ]; then
+        PROCESSES=${2:?--processes needs a number}
+        shift 2
+    else
+        ARGS+=("$1")
+        shift
+    fi
+done
+# shellcheck source=scripts/lib/compat_patch.sh
+. "$REPO/scripts/lib/compat_patch.sh"
 
 BUILDS=(patched unpatched rayon)
 
@@ -48,8 +72,7 @@ manifest() {
         default='default = ["blitz"]'
     fi
     if [ "$build" = patched ]; then
-        patch=$(printf '[patch.crates-io]\nrayon = { path = "%s" }\nrayon-core = { path = "%s" }\n' \
-            "$REPO/compat/rayon" "$REPO/compat/rayon-core")
+        patch=$(compat_patch_table rayon rayon-core)
     fi
     cat <<EOF
 [package]
@@ -86,41 +109,10 @@ EOF
 
 # check_source BUILD: the patch took in the patched build, and only there.
 check_source() {
-    local build=$1 dir=$WORK/$1 krate first registry
-    for krate in rayon rayon-core; do
-        first=$(cargo tree --quiet --manifest-path "$dir/Cargo.toml" -e normal -i "$krate" | head -1)
-        registry=no
-        if awk -v want="\"$krate\"" '/^\[\[package\]\]/ { name = "" } /^name = / { name = $3 }
-                /^source = / && name == want { found = 1 } END { exit !found }' "$dir/Cargo.lock"; then
-            registry=yes
-        fi
-        if [ "$build" = patched ]; then
-            case "$first" in
-            "$krate v"*"($REPO/compat/$krate)"*) ;;
-            *)
-                echo "$build: patch not taken: cargo tree -i $krate starts with: $first" >&2
-                return 1
-                ;;
-            esac
-            if [ $registry = yes ]; then
-                echo "$build: Cargo.lock has a registry source for $krate" >&2
-                return 1
-            fi
-        else
-            case "$first" in
-            *"$REPO/compat"*)
-                echo "$build: compat crate in the graph: cargo tree -i $krate: $first" >&2
-                return 1
-                ;;
-            esac
-            if [ $registry = no ]; then
-                echo "$build: Cargo.lock has no registry source for $krate" >&2
-                return 1
-            fi
-        fi
-        echo "  $build: $first"
-    done
-    if [ "$build" = rayon ] && grep -q '^name = "blitz-par"' "$dir/Cargo.lock"; then
+    local build=$1 mode=unpatched
+    [ "$build" = patched ] && mode=patched
+    compat_check_patch "$mode" "$WORK/$build" "rayon rayon-core" -e normal || return 1
+    if [ "$build" = rayon ] && grep -q '^name = "blitz-par"' "$WORK/$build/Cargo.lock"; then
         echo "$build: blitz-par in the all-rayon build" >&2
         return 1
     fi
@@ -137,7 +129,7 @@ for build in "${BUILDS[@]}"; do
         echo "$build: build failed (log: $log)" >&2
         exit 1
     fi
-    if grep -q 'was not used in the crate graph' "$log"; then
+    if compat_patch_unused "$log"; then
         grep -i 'patch' "$log" >&2
         echo "$build: cargo says the patch was not used" >&2
         exit 1
@@ -145,26 +137,56 @@ for build in "${BUILDS[@]}"; do
     check_source "$build"
 done
 
-for build in "${BUILDS[@]}"; do
-    echo "== run $build ($(date +%T))"
-    "$CARGO_TARGET_DIR/release/compat-bench-$build" "${ARGS[@]}" | tee "$WORK/$build.out"
+rm -f "$WORK"/*.out
+for ((p = 1; p <= PROCESSES; p++)); do
+    for build in "${BUILDS[@]}"; do
+        echo "== run $build, process $p of $PROCESSES ($(date +%T))"
+        "$CARGO_TARGET_DIR/release/compat-bench-$build" "${ARGS[@]}" | tee "$WORK/$build.$p.out"
+    done
 done
 
-# The table: one row per figure, a column per build; ratios patched / rayon where lower is better.
-awk '
-    FNR == 1 { col++ }
-    /^RESULT / { key = $2; if (!(key in seen)) { seen[key] = 1; order[++n] = key } val[key, col] = $3 }
+# The table: one row per figure, a column per build; each cell the median over the processes
+# (the lower middle one of an even count), with [lowest-highest] when there are several;
+# ratios of the medians, patched / rayon, where lower is better. A figure that is not a
+# number (threads by name) shows the first process's.
+for build in "${BUILDS[@]}"; do
+    cat "$WORK/$build".*.out | sed "s/^/$build /"
+done | awk -v processes="$PROCESSES" '
+    function median(k, c,    n, i, j, t, a) {
+        n = count[k, c]
+        for (i = 1; i <= n; i++) a[i] = val[k, c, i] + 0
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        lo[k, c] = a[1]; hi[k, c] = a[n]
+        return a[int((n + 1) / 2)]
+    }
+    function cell(k, c,    m) {
+        if (count[k, c] == 0) return ""
+        if (val[k, c, 1] !~ /^[0-9.]+$/) return val[k, c, 1]
+        m = median(k, c)
+        mid[k, c] = m
+        if (count[k, c] == 1) return val[k, c, 1]
+        return sprintf("%g [%g-%g]", m, lo[k, c], hi[k, c])
+    }
+    BEGIN { col["patched"] = 1; col["unpatched"] = 2; col["rayon"] = 3 }
+    $2 == "RESULT" {
+        c = col[$1]; key = $3
+        if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+        val[key, c, ++count[key, c]] = $4
+    }
     END {
-        printf "\n%-44s %14s %14s %14s %16s\n", "figure", "patched", "unpatched", "rayon", "patched / rayon"
+        w = processes > 1 ? 26 : 14
+        fmt = "%-40s %" w "s %" w "s %" w "s %16s\n"
+        printf "\n" fmt, "figure (" processes " process" (processes > 1 ? "es" : "") ")", "patched", "unpatched", "rayon", "patched / rayon"
         for (i = 1; i <= n; i++) {
             k = order[i]
             if (k ~ /_by_name$/) { named[++m] = k; continue }
+            a = cell(k, 1); b = cell(k, 2); r = cell(k, 3)
             ratio = ""
-            if (k ~ /_ms$/ && val[k, 3] + 0 > 0) ratio = sprintf("%.2fx", val[k, 1] / val[k, 3])
-            printf "%-44s %14s %14s %14s %16s\n", k, val[k, 1], val[k, 2], val[k, 3], ratio
+            if (k ~ /_ms$/ && mid[k, 3] + 0 > 0) ratio = sprintf("%.2fx", mid[k, 1] / mid[k, 3])
+            printf fmt, k, a, b, r, ratio
         }
         for (i = 1; i <= m; i++) {
             k = named[i]
-            printf "\n%s:\n  patched:   %s\n  unpatched: %s\n  rayon:     %s\n", k, val[k, 1], val[k, 2], val[k, 3]
+            printf "\n%s:\n  patched:   %s\n  unpatched: %s\n  rayon:     %s\n", k, val[k, 1, 1], val[k, 2, 1], val[k, 3, 1]
         }
-    }' "$WORK/patched.out" "$WORK/unpatched.out" "$WORK/rayon.out"
+    }'

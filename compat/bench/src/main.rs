@@ -3,6 +3,11 @@
 //! - **one pool against two**: the program's own parallel code (through the `par` facade) and
 //!   two dependencies' rayon support (ndarray's `Zip::par_for_each`, hashbrown's `par_extend`)
 //!   take turns, ROUNDS rounds; reports wall time, CPU time and the peak thread count;
+//! - **turns** (one pool against two, phases that hold still): the program's own map and sum,
+//!   ndarray's `Zip::par_for_each` and hashbrown's `par_iter().map().sum()` over a map built
+//!   once, ROUNDS rounds; nothing is allocated inside the loop, so no phase depends on where
+//!   the heap puts a table (the one-pool loop's `par_extend` moved 40% between two processes
+//!   of one build); reports the same figures, and each phase's time;
 //! - **real crates**: ndarray, hashbrown and indexmap parallel calls, each timed REPEATS times
 //!   (best and median).
 //!
@@ -78,7 +83,17 @@ struct Args {
     extend_entries: u64,
     sum_entries: u64,
     sort_entries: u64,
+    turn_entries: u64,
     repeats: usize,
+}
+
+impl Args {
+    /// Whether `--workload` (a comma-separated list, or `all`) names `w`.
+    fn runs(&self, w: &str) -> bool {
+        self.workload
+            .split(',')
+            .any(|x| x == w || (x == "all" && w != "turns"))
+    }
 }
 
 fn parse_args() -> Args {
@@ -90,6 +105,7 @@ fn parse_args() -> Args {
         extend_entries: 1_000_000,
         sum_entries: 10_000_000,
         sort_entries: 1_000_000,
+        turn_entries: 1_000_000,
         repeats: 10,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -105,12 +121,17 @@ fn parse_args() -> Args {
             "--extend-entries" => a.extend_entries = num(),
             "--sum-entries" => a.sum_entries = num(),
             "--sort-entries" => a.sort_entries = num(),
+            "--turn-entries" => a.turn_entries = num(),
             "--repeats" => a.repeats = (num() as usize).max(1),
             _ => usage(&argv[i]),
         }
         i += 2;
     }
-    if !matches!(a.workload.as_str(), "all" | "one-pool" | "crates") {
+    if !a
+        .workload
+        .split(',')
+        .all(|w| matches!(w, "all" | "one-pool" | "turns" | "crates"))
+    {
         usage("--workload");
     }
     a
@@ -118,9 +139,9 @@ fn parse_args() -> Args {
 
 fn usage(bad: &str) -> ! {
     eprintln!(
-        "bad argument {bad}\nusage: compat-bench [--workload all|one-pool|crates] [--rounds N] \
-         [--side N] [--own-items N] [--extend-entries N] [--sum-entries N] \
-         [--sort-entries N] [--repeats N]"
+        "bad argument {bad}\nusage: compat-bench [--workload all|one-pool|turns|crates[,...]] \
+         [--rounds N] [--side N] [--own-items N] [--extend-entries N] [--sum-entries N] \
+         [--sort-entries N] [--turn-entries N] [--repeats N]"
     );
     std::process::exit(2)
 }
@@ -232,6 +253,52 @@ fn one_pool(a: &Args) {
     report("one_pool.threads_by_name", threads_by_name());
 }
 
+/// One pool against two with phases that hold still: the program's own map and sum, ndarray's
+/// `Zip::par_for_each`, and hashbrown's parallel sum over a map built before the loop. Nothing
+/// is allocated in the loop, so each phase is the pools' own work and the pools' hand-overs.
+fn turns(a: &Args) {
+    let side = a.side;
+    let own: Vec<f64> = (0..a.own_items).map(|i| i as f64).collect();
+    let mut m = ndarray::Array2::<f64>::from_shape_fn((side, side), |(i, j)| (i ^ j) as f64);
+    let b = ndarray::Array2::<f64>::from_elem((side, side), 0.25);
+    let map = deps::filled(a.turn_entries);
+    let expected: u64 = map.iter().map(|(k, v)| k.wrapping_mul(*v) >> 7).sum();
+
+    let sampler = ThreadSampler::start();
+    let (cpu0, t0) = (cpu_time(), Instant::now());
+    let mut check = 0.0;
+    let mut phases = [Duration::ZERO; 3];
+    for _ in 0..a.rounds {
+        let t = Instant::now();
+        check += par::own_work(&own);
+        let t1 = Instant::now();
+        deps::zip_for_each(&mut m, &b);
+        let t2 = Instant::now();
+        let sum = deps::map_sum(&map);
+        let t3 = Instant::now();
+        assert_eq!(sum, expected);
+        phases[0] += t1 - t;
+        phases[1] += t2 - t1;
+        phases[2] += t3 - t2;
+    }
+    let (wall, cpu) = (t0.elapsed(), cpu_time() - cpu0);
+    let peak = sampler.finish();
+    black_box((check, &m));
+
+    report("turns.rounds", a.rounds);
+    report("turns.wall_ms", ms(wall));
+    report("turns.own_work_ms", ms(phases[0]));
+    report("turns.ndarray_zip_ms", ms(phases[1]));
+    report("turns.hashbrown_sum_ms", ms(phases[2]));
+    report("turns.cpu_ms", ms(cpu));
+    report(
+        "turns.cpus_busy",
+        format!("{:.2}", cpu.as_secs_f64() / wall.as_secs_f64()),
+    );
+    report("turns.peak_threads", peak);
+    report("turns.threads_by_name", threads_by_name());
+}
+
 /// The process's threads counted by name (`/proc/self/task/*/comm`), e.g. `main:1,w:2`; which
 /// pools the threads belong to, as far as their names tell.
 fn threads_by_name() -> String {
@@ -253,19 +320,34 @@ fn threads_by_name() -> String {
     out.join(",")
 }
 
-/// Runs `f` `repeats` times (after one warm-up call) and reports the best and the median.
-fn timed(key: &str, repeats: usize, mut f: impl FnMut() -> Duration) {
+/// Runs `f` `repeats` times (after one warm-up call) and reports the best and the median, and
+/// the median CPU time (user + system, all threads) of a call: a wall time above rayon's at an
+/// equal CPU time is time the pool's threads sat idle, not work done slower.
+fn timed(key: &str, repeats: usize, mut f: impl FnMut() -> Timing) {
     f();
-    let mut times: Vec<Duration> = (0..repeats).map(|_| f()).collect();
+    let (mut times, mut cpus): (Vec<Duration>, Vec<Duration>) =
+        (0..repeats).map(|_| f()).map(|t| (t.wall, t.cpu)).unzip();
     times.sort();
+    cpus.sort();
     report(&format!("{key}.best_ms"), ms(times[0]));
     report(&format!("{key}.median_ms"), ms(times[times.len() / 2]));
+    report(&format!("{key}.median_cpu_ms"), ms(cpus[cpus.len() / 2]));
 }
 
-fn time_once(f: impl FnOnce()) -> Duration {
-    let t0 = Instant::now();
+/// One call's wall time and CPU time (user + system, all threads).
+struct Timing {
+    wall: Duration,
+    cpu: Duration,
+}
+
+fn time_once(f: impl FnOnce()) -> Timing {
+    let (cpu0, t0) = (cpu_time(), Instant::now());
     f();
-    t0.elapsed()
+    let wall = t0.elapsed();
+    Timing {
+        wall,
+        cpu: cpu_time() - cpu0,
+    }
 }
 
 fn crates(a: &Args) {
@@ -312,10 +394,13 @@ fn main() {
         },
     );
     report("threads_at_start", threads_now());
-    if a.workload != "crates" {
+    if a.runs("one-pool") {
         one_pool(&a);
     }
-    if a.workload != "one-pool" {
+    if a.runs("turns") {
+        turns(&a);
+    }
+    if a.runs("crates") {
         crates(&a);
     }
 }
