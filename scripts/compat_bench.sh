@@ -4,7 +4,12 @@
 #
 #   patched    blitz-par, and rayon/rayon-core patched to compat/ ([patch.crates-io]): one pool;
 #   unpatched  blitz-par by path, real rayon from crates.io beside it: two pools;
-#   rayon      real rayon only (the program's own code on rayon too).
+#   rayon      real rayon only (the program's own code on rayon too);
+#   pool-only  (with --pool-only) as patched, but the global pool built with
+#              `pool_threads_only(true)`: the calling thread blocks while the workers run its
+#              parallel work, as in rayon, instead of taking part as a guest. On 2 cores the
+#              guest and both workers compute at once in a long drive of a foreign unindexed
+#              producer (PERF.md); this build shows what that costs.
 #
 # The program's own parallel code goes through a `par` facade (blitz-par with the `blitz`
 # feature, rayon without); ndarray's, hashbrown's and indexmap's `rayon` features always call
@@ -27,13 +32,13 @@
 #
 # Usage: scripts/compat_bench.sh [--rounds N] [--side N] [--own-items N] [--extend-entries N]
 #                                [--sum-entries N] [--sort-entries N] [--turn-entries N]
-#                                [--repeats N] [--processes N]
+#                                [--repeats N] [--processes N] [--pool-only]
 #                                [--workload all|one-pool|turns|crates[,...]]
 # Defaults are the issue's sizes: 1,000 rounds, 2,048 x 2,048, 1M own items, 1M par_extend
 # entries, 10M entries summed, 1M sorted, 1M entries in turns' map, 10 repeats, 1 process;
 # `all` is one-pool and crates. The table that ranks the pools (about 7 minutes on the 2-core
 # VM, builds included):
-#   scripts/compat_bench.sh --workload turns,crates --processes 5
+#   scripts/compat_bench.sh --workload turns,crates --processes 5 --pool-only
 # A smoke run:
 #   scripts/compat_bench.sh --rounds 3 --side 64 --own-items 1000 --extend-entries 1000 \
 #       --sum-entries 10000 --sort-entries 1000 --turn-entries 1000 --repeats 2 --processes 2 \
@@ -50,10 +55,14 @@ mkdir -p "$WORK"
 # --processes is the script's; everything else goes to the program.
 ARGS=()
 PROCESSES=1
+BUILDS=(patched unpatched rayon)
 while [ $# -gt 0 ]; do
     if [ "$1" = --processes ]; then
         PROCESSES=${2:?--processes needs a number}
         shift 2
+    elif [ "$1" = --pool-only ]; then
+        BUILDS=(patched pool-only unpatched rayon)
+        shift
     else
         ARGS+=("$1")
         shift
@@ -62,8 +71,6 @@ done
 # shellcheck source=scripts/lib/compat_patch.sh
 . "$REPO/scripts/lib/compat_patch.sh"
 
-BUILDS=(patched unpatched rayon)
-
 # manifest BUILD: the scratch workspace's Cargo.toml.
 manifest() {
     local build=$1 blitz_dep="" default="" patch=""
@@ -71,7 +78,10 @@ manifest() {
         blitz_dep="blitz-par = { path = \"$REPO\" }"
         default='default = ["blitz"]'
     fi
-    if [ "$build" = patched ]; then
+    if [ "$build" = pool-only ]; then
+        default='default = ["blitz", "pool-only"]'
+    fi
+    if [ "$build" = patched ] || [ "$build" = pool-only ]; then
         patch=$(compat_patch_table rayon rayon-core)
     fi
     cat <<EOF
@@ -97,6 +107,9 @@ libc = "0.2"
 $default
 # The program's own parallel code on blitz-par (else on rayon).
 blitz = []
+# The global pool runs outside callers' work on its workers only (blitz-par's
+# pool_threads_only(true)).
+pool-only = []
 
 [profile.release]
 debug = false
@@ -110,7 +123,7 @@ EOF
 # check_source BUILD: the patch took in the patched build, and only there.
 check_source() {
     local build=$1 mode=unpatched
-    [ "$build" = patched ] && mode=patched
+    case $build in patched | pool-only) mode=patched ;; esac
     compat_check_patch "$mode" "$WORK/$build" "rayon rayon-core" -e normal || return 1
     if [ "$build" = rayon ] && grep -q '^name = "blitz-par"' "$WORK/$build/Cargo.lock"; then
         echo "$build: blitz-par in the all-rayon build" >&2
@@ -147,11 +160,12 @@ done
 
 # The table: one row per figure, a column per build; each cell the median over the processes
 # (the lower middle one of an even count), with [lowest-highest] when there are several;
-# ratios of the medians, patched / rayon, where lower is better. A figure that is not a
-# number (threads by name) shows the first process's.
+# ratios of the medians to rayon's for the builds on blitz-par's pool (patched, pool-only),
+# where lower is better. A figure that is not a number (threads by name) shows the first
+# process's.
 for build in "${BUILDS[@]}"; do
     cat "$WORK/$build".*.out | sed "s/^/$build /"
-done | awk -v processes="$PROCESSES" '
+done | awk -v processes="$PROCESSES" -v builds="${BUILDS[*]}" '
     function median(k, c,    n, i, j, t, a) {
         n = count[k, c]
         for (i = 1; i <= n; i++) a[i] = val[k, c, i] + 0
@@ -167,7 +181,11 @@ done | awk -v processes="$PROCESSES" '
         if (count[k, c] == 1) return val[k, c, 1]
         return sprintf("%g [%g-%g]", m, lo[k, c], hi[k, c])
     }
-    BEGIN { col["patched"] = 1; col["unpatched"] = 2; col["rayon"] = 3 }
+    BEGIN {
+        nb = split(builds, name, " ")
+        for (c = 1; c <= nb; c++) { col[name[c]] = c; if (name[c] == "rayon") base = c }
+        for (c = 1; c <= nb; c++) if (name[c] == "patched" || name[c] == "pool-only") ratio_of[++nr] = c
+    }
     $2 == "RESULT" {
         c = col[$1]; key = $3
         if (!(key in seen)) { seen[key] = 1; order[++n] = key }
@@ -175,18 +193,25 @@ done | awk -v processes="$PROCESSES" '
     }
     END {
         w = processes > 1 ? 26 : 14
-        fmt = "%-40s %" w "s %" w "s %" w "s %16s\n"
-        printf "\n" fmt, "figure (" processes " process" (processes > 1 ? "es" : "") ")", "patched", "unpatched", "rayon", "patched / rayon"
+        line = sprintf("%-40s", "figure (" processes " process" (processes > 1 ? "es" : "") ")")
+        for (c = 1; c <= nb; c++) line = line sprintf(" %" w "s", name[c])
+        for (r = 1; r <= nr; r++) line = line sprintf(" %18s", name[ratio_of[r]] " / rayon")
+        print "\n" line
         for (i = 1; i <= n; i++) {
             k = order[i]
             if (k ~ /_by_name$/) { named[++m] = k; continue }
-            a = cell(k, 1); b = cell(k, 2); r = cell(k, 3)
-            ratio = ""
-            if (k ~ /_ms$/ && mid[k, 3] + 0 > 0) ratio = sprintf("%.2fx", mid[k, 1] / mid[k, 3])
-            printf fmt, k, a, b, r, ratio
+            line = sprintf("%-40s", k)
+            for (c = 1; c <= nb; c++) line = line sprintf(" %" w "s", cell(k, c))
+            for (r = 1; r <= nr; r++) {
+                ratio = ""
+                if (k ~ /_ms$/ && mid[k, base] + 0 > 0) ratio = sprintf("%.2fx", mid[k, ratio_of[r]] / mid[k, base])
+                line = line sprintf(" %18s", ratio)
+            }
+            print line
         }
         for (i = 1; i <= m; i++) {
             k = named[i]
-            printf "\n%s:\n  patched:   %s\n  unpatched: %s\n  rayon:     %s\n", k, val[k, 1, 1], val[k, 2, 1], val[k, 3, 1]
+            printf "\n%s:\n", k
+            for (c = 1; c <= nb; c++) printf "  %-10s %s\n", name[c] ":", val[k, c, 1]
         }
     }'

@@ -12,7 +12,7 @@
 //!   (best and median).
 //!
 //! Built with the `blitz` feature, the program's own code runs on blitz-par; without it, on
-//! rayon. The dependencies always call `rayon`, which is blitz-par when the build patches it.
+//! rayon. The `pool-only` feature builds blitz-par's global pool with `pool_threads_only(true)`. The dependencies always call `rayon`, which is blitz-par when the build patches it.
 //! Output: one `RESULT <key> <value>` line per figure, for the script's table.
 
 use std::hint::black_box;
@@ -385,6 +385,13 @@ fn crates(a: &Args) {
 
 fn main() {
     let a = parse_args();
+    // The pool-only build: outside callers block while the workers run their parallel work,
+    // as in rayon, instead of taking part as guests.
+    #[cfg(feature = "pool-only")]
+    blitz_par::ThreadPoolBuilder::new()
+        .pool_threads_only(true)
+        .build_global()
+        .expect("the global pool is built once, first");
     report(
         "own_code",
         if cfg!(feature = "blitz") {
