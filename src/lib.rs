@@ -270,12 +270,26 @@
 //!
 //! # Design
 //!
-//! The folders under `src/` are the layers of the design, each depending only on those below
-//! it: `sync` (atomics, futex, padding, the clock; the one module loom replaces), `scheduler`
-//! (deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs
-//! are in `src/scheduler/README.md`), `iter` (parallel iterators and their one splitting
-//! driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`). Measurements, and
-//! the commands that reproduce them, are in `PERF.md`.
+//! The modules under `src/` are the layers of the design. Each imports only what its row
+//! names (besides itself and `prelude`, which only re-exports); `tests/docs_stay_true.rs`
+//! checks the code's `crate::` paths against this table:
+//!
+//! | layer | holds | imports | and only in the files named |
+//! |---|---|---|---|
+//! | `tuning` | every threshold of the scheduler and the splitting driver | nothing | |
+//! | `sync` | atomics, futex, padding, the clock; the one module loom replaces | `tuning` | |
+//! | `scheduler` | deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs are in `src/scheduler/README.md` | `sync`, `tuning` | |
+//! | `iter` | parallel iterators and their one splitting driver | `scheduler`, `sync`, `tuning` | `slice` and `str` in `vec.rs`, `collections.rs` and `drain.rs`: the sources over `Vec`, `VecDeque` and `String` are slice and string iterators |
+//! | `slice` | slice iterators and sorts | `iter`, `scheduler`, `sync` | |
+//! | `str` | string iterators | `iter` | |
+//! | `algo` | `parallel_for` | `iter` | |
+//! | `integrations` | the optional features' adapters (hashbrown, indexmap, indicatif) | `iter`, `slice` | |
+//! | `compat` | rayon's names for blitz-par's types | `iter` | |
+//! | `compile_fail` | doctests of code that must not build | nothing | |
+//!
+//! So `iter` and `slice` import each other: slices implement the iterator traits, and three
+//! of `iter`'s sources hand out slice iterators. Measurements, and the commands that reproduce
+//! them, are in `PERF.md`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
