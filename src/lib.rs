@@ -264,9 +264,18 @@
 //! Not provided: rayon-core's deprecated `Configuration`, `ThreadPool::new` and `initialize`
 //! (use [`ThreadPoolBuilder`]).
 //!
-//! Besides the pools' threads, the process gets one more, `blitz-par-watch`, the first time a
-//! short loop runs: it hands the rest of such a loop to the pool when its first items run long,
-//! and sleeps while no loop needs it.
+//! Besides the pools' threads, the crate starts these, each only when first needed
+//! (`tests/docs_stay_true.rs` holds this list to the code):
+//!
+//! - `blitz-par-watch`, one per process, the first time a short loop runs: it hands the rest
+//!   of such a loop to the pool when its first items run long, and sleeps while no loop needs
+//!   it.
+//! - `blitz-par-scratch`, one per process, the first time a sort gives back a large scratch
+//!   buffer: it unmaps the buffer kept for the next sort once no sort has used it for a
+//!   quarter of a second.
+//! - `blitz-par-future`, one per call of [`spawn_future`] while the global pool has no thread
+//!   of its own to run it (one thread, taken by `use_current_thread`): it runs that closure
+//!   and exits.
 //!
 //! # Design
 //!

@@ -3,7 +3,9 @@
 //! the iterators' interface names every function and type that code outside the scheduler takes
 //! from `crate::scheduler`, and the scheduler takes its atomics from `crate::sync` as
 //! `src/sync/mod.rs` says; the thresholds kept outside `src/tuning.rs` have the values its second
-//! table gives them; and each layer imports only what the layer table of `src/lib.rs` allows. (The
+//! table gives them; each layer imports only what the layer table of `src/lib.rs` allows; and the
+//! scheduler README's loom table names every loom model, and `src/lib.rs` every thread the
+//! crate starts. (The
 //! main tuning table has its own test, in `src/tuning.rs`.)
 
 use std::collections::BTreeSet;
@@ -309,4 +311,111 @@ fn each_layer_imports_only_what_the_layer_table_says() {
             }
         }
     }
+}
+
+#[test]
+fn the_loom_list_names_every_loom_model() {
+    let dir = root().join("src");
+    let mut files = BTreeSet::new();
+    rust_files(&dir, &dir, &mut files);
+    // Each `loom::model(` (or model builder) belongs to the test function declared last above
+    // it.
+    let mut models = BTreeSet::new();
+    for file in &files {
+        let source = fs::read_to_string(dir.join(file)).unwrap();
+        let mut current = None;
+        for line in source.lines() {
+            let code = line.trim_start();
+            if let Some(rest) = code.strip_prefix("fn ") {
+                current = rest.split_once('(').map(|(name, _)| name.to_owned());
+            }
+            if code.contains("loom::model(") || code.contains("loom::model::Builder") {
+                let name = current.clone().expect("a loom model inside a function");
+                let short = file.rsplit('/').next().unwrap().to_owned();
+                models.insert((name, short));
+            }
+        }
+    }
+    assert!(models.len() >= 10, "{models:?}");
+    let readme = fs::read_to_string(dir.join("scheduler/README.md")).unwrap();
+    let mut listed = BTreeSet::new();
+    for row in readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| Protocol | Models | File |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+    {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
+        let file = quoted(cells[2])[0].to_owned();
+        for model in quoted(cells[1]) {
+            listed.insert((model.to_owned(), file.clone()));
+        }
+    }
+    assert_eq!(
+        listed, models,
+        "src/scheduler/README.md's loom table against the loom models in src/"
+    );
+}
+
+/// `source` without its test modules (`#[cfg(test)]`, `#[cfg(all(test, ...))]`).
+fn without_tests(source: &str) -> &str {
+    let cut = ["\n#[cfg(test)]\nmod ", "\n#[cfg(all(test"]
+        .iter()
+        .filter_map(|marker| source.find(marker))
+        .min()
+        .unwrap_or(source.len());
+    &source[..cut]
+}
+
+#[test]
+fn the_list_of_threads_names_every_thread_the_crate_starts() {
+    let dir = root().join("src");
+    let mut files = BTreeSet::new();
+    rust_files(&dir, &dir, &mut files);
+    // Threads the crate names, and the files that start threads at all (tests left out).
+    let mut names = BTreeSet::new();
+    let mut starters = BTreeSet::new();
+    for file in &files {
+        if file.ends_with("loom_models.rs") || file.ends_with("/tests.rs") {
+            continue;
+        }
+        let source = fs::read_to_string(dir.join(file)).unwrap();
+        for line in without_tests(&source).lines() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            if code.contains("thread::Builder::new()") || code.contains("thread::spawn(") {
+                starters.insert(file.clone());
+            }
+            if let Some(at) = code.find(".name(\"blitz-par-") {
+                let name = code[at + ".name(\"".len()..].split('"').next().unwrap();
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    // The pools' threads (the builder's spawn handlers, the lenient start of the global pool)
+    // and the three named ones.
+    let expected: BTreeSet<String> = [
+        "scheduler/builder.rs",
+        "scheduler/registry/lifecycle.rs",
+        "scheduler/watch.rs",
+        "scheduler/spawn_future.rs",
+        "slice/sort/scratch.rs",
+    ]
+    .map(String::from)
+    .into();
+    assert_eq!(starters, expected, "the files of src/ that start threads");
+    let lib = fs::read_to_string(dir.join("lib.rs")).unwrap();
+    let listed: BTreeSet<String> = lib
+        .lines()
+        .skip_while(|l| !l.starts_with("//! Besides the pools' threads, the crate starts"))
+        .take_while(|l| !l.starts_with("//! #"))
+        .filter_map(|l| l.strip_prefix("//! - `"))
+        .map(|l| l.split('`').next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        listed, names,
+        "src/lib.rs's list of threads against the code"
+    );
 }
