@@ -111,7 +111,7 @@ pub(super) fn early_wakes(bars: &Bars, spent: u64, items: usize, remaining: usiz
 #[inline]
 pub(super) fn ramp_chunk(bars: &Bars, spent: u64, items: usize, chunk: usize) -> usize {
     // floor(log2(work / spent)) by shifts, not a division (a reading is on the hot path of
-    // short loops: a 1,000-item sum takes three).
+    // short loops: a 1,000-item sum takes two, the module docs' figure).
     let work = (items as u64).saturating_mul(bars.ramp);
     let spent = spent.max(1);
     if work < spent {
@@ -700,7 +700,8 @@ impl Pacer {
         self.since_mark += n;
         self.chunks_since_mark += 1;
         if remaining == 0 {
-            // The loop is over: nothing would use a reading (a 1,000-item sum makes 5).
+            // The loop is over: nothing would use a reading (the third of a 1,000-item sum's
+            // three chunks would make a third; module docs).
             return;
         }
         // Between readings the doubling follows the last reading's verdict.
