@@ -264,18 +264,41 @@
 //! Not provided: rayon-core's deprecated `Configuration`, `ThreadPool::new` and `initialize`
 //! (use [`ThreadPoolBuilder`]).
 //!
-//! Besides the pools' threads, the process gets one more, `blitz-par-watch`, the first time a
-//! short loop runs: it hands the rest of such a loop to the pool when its first items run long,
-//! and sleeps while no loop needs it.
+//! Besides the pools' threads, the crate starts these, each only when first needed
+//! (`tests/docs_stay_true.rs` holds this list to the code):
+//!
+//! - `blitz-par-watch`, one per process, the first time a short loop runs: it hands the rest
+//!   of such a loop to the pool when its first items run long, and sleeps while no loop needs
+//!   it.
+//! - `blitz-par-scratch`, one per process, the first time a sort gives back a large scratch
+//!   buffer: it unmaps the buffer kept for the next sort once no sort has used it for a
+//!   quarter of a second.
+//! - `blitz-par-future`, one per call of [`spawn_future`] while the global pool has no thread
+//!   of its own to run it (one thread, taken by `use_current_thread`): it runs that closure
+//!   and exits.
 //!
 //! # Design
 //!
-//! The folders under `src/` are the layers of the design, each depending only on those below
-//! it: `sync` (atomics, futex, padding, the clock; the one module loom replaces), `scheduler`
-//! (deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs
-//! are in `src/scheduler/README.md`), `iter` (parallel iterators and their one splitting
-//! driver), `slice` (slice iterators and sorts) and `algo` (`parallel_for`). Measurements, and
-//! the commands that reproduce them, are in `PERF.md`.
+//! The modules under `src/` are the layers of the design. Each imports only what its row
+//! names (besides itself and `prelude`, which only re-exports); `tests/docs_stay_true.rs`
+//! checks the code's `crate::` paths against this table:
+//!
+//! | layer | holds | imports | and only in the files named |
+//! |---|---|---|---|
+//! | `tuning` | every threshold of the scheduler and the splitting driver | nothing | |
+//! | `sync` | atomics, futex, padding, the clock; the one module loom replaces | `tuning` | |
+//! | `scheduler` | deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs are in `src/scheduler/README.md` | `sync`, `tuning` | |
+//! | `iter` | parallel iterators and their one splitting driver | `scheduler`, `sync`, `tuning` | `slice` and `str` in `vec.rs`, `collections.rs` and `drain.rs`: the sources over `Vec`, `VecDeque` and `String` are slice and string iterators |
+//! | `slice` | slice iterators and sorts | `iter`, `scheduler`, `sync` | |
+//! | `str` | string iterators | `iter` | |
+//! | `algo` | `parallel_for` | `iter` | |
+//! | `integrations` | the optional features' adapters (hashbrown, indexmap, indicatif) | `iter`, `slice` | |
+//! | `compat` | rayon's names for blitz-par's types | `iter` | |
+//! | `compile_fail` | doctests of code that must not build | nothing | |
+//!
+//! So `iter` and `slice` import each other: slices implement the iterator traits, and three
+//! of `iter`'s sources hand out slice iterators. Measurements, and the commands that reproduce
+//! them, are in `PERF.md`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]

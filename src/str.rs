@@ -23,34 +23,41 @@ use crate::iter::ParallelIterator;
 pub trait Pattern: sealed::Sealed + Sync + Send {
     /// Whether `c` matches.
     fn matches_char(&self, c: char) -> bool;
-
-    /// Folds the pieces of `text` between matches into `folder` (`split`; `split_inclusive`
-    /// when `inclusive`, each piece keeping the match that ends it), leaving out a final
-    /// empty piece when `terminator`. The leaf loop of the `par_split` family; the default
-    /// runs std's split with [`Pattern::matches_char`], and patterns that std can search
-    /// faster (a single `char`: `memchr`) override it. Not part of the API's promise.
-    #[doc(hidden)]
-    #[inline]
-    fn fold_splits<'a, F>(&self, text: &'a str, folder: F, inclusive: bool, terminator: bool) -> F
-    where
-        F: Folder<&'a str>,
-        Self: Sized,
-    {
-        let matches = |c| self.matches_char(c);
-        if inclusive {
-            folder.consume_iter(text.split_inclusive(matches))
-        } else {
-            fold_split_pieces(text.split(matches), folder, terminator)
-        }
-    }
 }
 
 /// Keeps [`Pattern`] to the types this module implements it for.
+/// It also carries the leaf loop of the split family, which users can neither call nor
+/// override: the trait cannot be named outside this module.
 mod sealed {
+    use super::{fold_split_pieces, Folder, Pattern};
+
     /// Implemented exactly where `Pattern` is.
-    pub trait Sealed {}
-    impl Sealed for char {}
-    impl Sealed for super::Whitespace {}
+    pub trait Sealed {
+        /// Folds the pieces of `text` between matches into `folder` (`split`;
+        /// `split_inclusive` when `inclusive`, each piece keeping the match that ends it),
+        /// leaving out a final empty piece when `terminator`. The default runs std's split
+        /// with [`Pattern::matches_char`]; patterns that can be searched faster (a single
+        /// `char`, whitespace) override it.
+        #[inline]
+        fn fold_splits<'a, F>(
+            &self,
+            text: &'a str,
+            folder: F,
+            inclusive: bool,
+            terminator: bool,
+        ) -> F
+        where
+            F: Folder<&'a str>,
+            Self: Pattern + Sized,
+        {
+            let matches = |c| self.matches_char(c);
+            if inclusive {
+                folder.consume_iter(text.split_inclusive(matches))
+            } else {
+                fold_split_pieces(text.split(matches), folder, terminator)
+            }
+        }
+    }
     impl Sealed for &[char] {}
     impl<const N: usize> Sealed for [char; N] {}
     impl<const N: usize> Sealed for &[char; N] {}
@@ -86,7 +93,9 @@ impl Pattern for char {
     fn matches_char(&self, c: char) -> bool {
         *self == c
     }
+}
 
+impl sealed::Sealed for char {
     #[inline]
     fn fold_splits<'a, F>(&self, text: &'a str, folder: F, inclusive: bool, terminator: bool) -> F
     where
@@ -128,7 +137,9 @@ impl Pattern for Whitespace {
             c.is_whitespace()
         }
     }
+}
 
+impl sealed::Sealed for Whitespace {
     #[inline]
     fn fold_splits<'a, F>(&self, text: &'a str, folder: F, inclusive: bool, terminator: bool) -> F
     where
@@ -832,8 +843,7 @@ impl<'a, 'p, P: Pattern> UnindexedProducer for SplitProducer<'a, 'p, P> {
     }
 
     fn fold_with<F: Folder<&'a str>>(self, folder: F) -> F {
-        self.separator
-            .fold_splits(self.text, folder, self.inclusive, self.last)
+        sealed::Sealed::fold_splits(self.separator, self.text, folder, self.inclusive, self.last)
     }
 }
 

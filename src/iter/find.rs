@@ -325,6 +325,8 @@ where
     }
 }
 
+// One of the thresholds kept beside their code: listed, with its origin, in the second table
+// of `src/tuning.rs` (`tests/docs_stay_true.rs` holds the two to the same value).
 /// Items an ordered search folds between two reads of the published best: a chunk of cheap
 /// items stops within a microsecond of being beaten, and the loop does not pay a load at
 /// every item.

@@ -7,6 +7,8 @@
 use std::fmt;
 use std::ops::Range;
 
+// One of the thresholds kept beside their code: listed, with its origin, in the second table
+// of `src/tuning.rs` (`tests/docs_stay_true.rs` holds the two to the same value).
 /// The number of items in a leaf of the fixed reduction tree: the last leaf holds the rest.
 ///
 /// A leaf is folded sequentially, so it is what one thread does without a split: long enough

@@ -38,6 +38,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+// One of the thresholds kept beside their code: listed, with its origin, in the second table
+// of `src/tuning.rs` (`tests/docs_stay_true.rs` holds the two to the same value).
 /// The number of bytes of items in one block of a parallel scan: large enough that a block's
 /// fixed costs (a claim, two publications, a look-back: cache lines that move between cores)
 /// vanish against its items, small enough that a block stays in the L2 cache between the two

@@ -17,6 +17,8 @@ use super::job::{JobHeader, JobRef};
 use crate::sync::{fence, AtomicIsize, AtomicPtr, CachePadded, Ordering};
 use std::cell::UnsafeCell;
 
+// One of the thresholds kept beside their code: listed, with its origin, in the second table
+// of `src/tuning.rs` (`tests/docs_stay_true.rs` holds the two to the same value).
 /// Initial capacity. Promoted join frames are rare (one per steal request), so a deque seldom
 /// holds more than a few jobs; spawn-heavy code grows it.
 const MIN_CAPACITY: usize = 64;

@@ -24,7 +24,7 @@ pub use blitz_par::{
 };
 
 /// Runs `oper_a` and `oper_b`, potentially in parallel, and returns both results:
-/// [`blitz_par::join`].
+/// [`blitz_par::join()`].
 ///
 /// A function of its own rather than a re-export: `blitz_par::join` also names blitz-par's
 /// `join!` macro, which rayon-core does not have, and a `use` takes every namespace of a name.

@@ -85,6 +85,8 @@ where
     par_iter.drive_unindexed(list::ListVecConsumer)
 }
 
+// One of the thresholds kept beside their code: listed, with its origin, in the second table
+// of `src/tuning.rs` (`tests/docs_stay_true.rs` holds the two to the same value).
 /// Below this many bytes, the vectors of a list are appended by one thread: a parallel copy
 /// pays off only once it takes longer than the driver's minimum split (tens of microseconds,
 /// a few hundred kilobytes of `memcpy`).

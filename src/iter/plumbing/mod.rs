@@ -341,10 +341,29 @@ pub trait Folder<Item>: Sized {
         self
     }
 
-    /// Whether `consume` is a store into place whose state stays in registers, so that a
-    /// folder feeding two such folders item by item (`unzip`) runs as fast as one loop. Others
-    /// get their items in batches there. An optimisation hint only.
-    #[doc(hidden)]
+    /// Whether [`consume`](Folder::consume) is as cheap as a store into place, with the
+    /// folder's state kept in registers: then a folder that feeds two folders item by item
+    /// (the one of `unzip` and `partition`) does so, which runs as fast as one loop, and
+    /// otherwise sorts its items into batches and hands each side a batch through
+    /// [`consume_iter`](Folder::consume_iter). The crate's collecting folders set it. The
+    /// default, false, is always correct (the batches cost a copy where they were not
+    /// needed); an adapter of a folder whose `consume` adds only register work may forward its
+    /// base's. A blitz-par extension (rayon's plumbing has no such constant).
+    ///
+    /// ```
+    /// use blitz_par::iter::plumbing::Folder;
+    /// struct Count(usize);
+    /// impl Folder<u8> for Count {
+    ///     type Result = usize;
+    ///     // One add on a register: nothing for `unzip` to batch.
+    ///     const CHEAP_CONSUME: bool = true;
+    ///     fn consume(self, _: u8) -> Self { Count(self.0 + 1) }
+    ///     fn complete(self) -> usize { self.0 }
+    ///     fn full(&self) -> bool { false }
+    /// }
+    /// assert!(Count::CHEAP_CONSUME);
+    /// assert_eq!(Count(0).consume_iter([1, 2, 3]).complete(), 3);
+    /// ```
     const CHEAP_CONSUME: bool = false;
 
     /// Finishes the leaf.
@@ -420,11 +439,49 @@ pub trait UnindexedProducer: Send + Sized {
         F: Folder<Self::Item>;
 
     /// Drives the items into `consumer` along the fixed reduction tree of a deterministic
-    /// drive (see [`crate::iter::deterministic`]). The default folds them all in one leaf, on
-    /// this thread: deterministic for any producer whose items come in a fixed order. The
-    /// crate's producers override it to gather their items in parallel first, then reduce
-    /// them in parallel along the tree. A blitz-par extension.
-    #[doc(hidden)]
+    /// drive (see [`crate::iter::deterministic`]): [`bridge_unindexed`] calls it instead of
+    /// splitting when the consumer's [`Grouping`], the pool or an enclosing `deterministic()`
+    /// asks for a result that does not depend on the thread count. The default folds every
+    /// item in one leaf, on this thread, which is deterministic for any producer whose items
+    /// come in a fixed order, and always correct. An override may do the work in parallel as
+    /// long as the result stays that of the fixed tree over the items in order: gathering
+    /// the items into a `Vec` and driving it (`items.into_par_iter().drive_unindexed(consumer)`
+    /// follows the fixed tree here), as the crate's own unindexed sources do (they gather in
+    /// parallel). A blitz-par extension (rayon's plumbing has no such method); a producer
+    /// written for rayon gets the default.
+    ///
+    /// ```
+    /// use blitz_par::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
+    /// use blitz_par::prelude::*;
+    /// struct Squares(std::ops::Range<u64>);
+    /// impl UnindexedProducer for Squares {
+    ///     type Item = f64;
+    ///     fn split(self) -> (Self, Option<Self>) {
+    ///         let mid = self.0.start + (self.0.end - self.0.start) / 2;
+    ///         if self.0.end - self.0.start < 2 { (self, None) }
+    ///         else { (Squares(self.0.start..mid), Some(Squares(mid..self.0.end))) }
+    ///     }
+    ///     fn fold_with<F: Folder<f64>>(self, folder: F) -> F {
+    ///         folder.consume_iter(self.0.map(|x| (x * x) as f64 / 3.0))
+    ///     }
+    ///     // The items in order, then the fixed tree over them, in parallel.
+    ///     fn drive_fixed<C: UnindexedConsumer<f64>>(self, consumer: C) -> C::Result {
+    ///         let items: Vec<f64> = self.0.map(|x| (x * x) as f64 / 3.0).collect();
+    ///         items.into_par_iter().drive_unindexed(consumer)
+    ///     }
+    /// }
+    /// struct It(std::ops::Range<u64>);
+    /// impl ParallelIterator for It {
+    ///     type Item = f64;
+    ///     fn drive_unindexed<C: UnindexedConsumer<f64>>(self, c: C) -> C::Result {
+    ///         bridge_unindexed(Squares(self.0), c)
+    ///     }
+    /// }
+    /// // The bits of the fixed tree over these items, as any deterministic drive of them.
+    /// let fixed = It(0..10_000).deterministic().sum::<f64>();
+    /// let vec: Vec<f64> = (0..10_000u64).map(|x| (x * x) as f64 / 3.0).collect();
+    /// assert_eq!(fixed.to_bits(), vec.into_par_iter().deterministic().sum::<f64>().to_bits());
+    /// ```
     fn drive_fixed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,

@@ -6,7 +6,7 @@
 //! a consumer that folds from the back takes them off the back ([`Back`]); one whose folder
 //! continues folds every chunk into one open folder ([`Continuing`]).
 
-use super::policy::{split_point, Pacer, Step};
+use super::policy::{split_point, Heat, Pacer, Place, Step};
 use crate::iter::plumbing::{Consumer, Folder, Producer, Reducer};
 use crate::scheduler::{join, join_offered, watch, Watch};
 
@@ -254,7 +254,7 @@ where
     C: Consumer<P::Item>,
 {
     if C::FOLDER_MAY_CONTINUE && consumer.folder_continues() {
-        if !pacer.entered && len > 0 {
+        if pacer.place == Place::Outside && len > 0 {
             // The open folder cannot be carried into `enter` (folders need not be `Send`),
             // so a loop that keeps one enters first: a few tens of nanoseconds, against the
             // allocation a collect into vectors makes anyway.
@@ -322,7 +322,7 @@ where
             return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
         }
         match pacer.decide(len) {
-            Step::Split if !pacer.entered => {
+            Step::Split if pacer.place == Place::Outside => {
                 let rest = enter_and_drive(len, producer, consumer, pacer);
                 return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
             }
@@ -464,11 +464,11 @@ where
     // deeply nested loops). The half this thread runs keeps `before`; the other lies beyond
     // this one's items.
     // A hot loop's split for an awake worker (`Pacer::decide`): its join offers the frame.
-    let offered = pacer.offer;
+    let offered = pacer.heat == Heat::Offering;
     let pacer = &pacer;
     let front = move || {
         let mut left_pacer = *pacer;
-        left_pacer.offer = false;
+        left_pacer.heat = pacer.heat.of_half();
         if from_back {
             left_pacer.before = pacer.before.saturating_add(len - mid);
         }
@@ -476,7 +476,7 @@ where
     };
     let back = move || {
         let mut right_pacer = *pacer;
-        right_pacer.offer = false;
+        right_pacer.heat = pacer.heat.of_half();
         if !from_back {
             right_pacer.before = pacer.before.saturating_add(mid);
         }
@@ -546,6 +546,6 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    pacer.entered = true;
+    pacer.place = Place::Entered;
     crate::scheduler::enter(move || drive_indexed(len, producer, consumer, pacer))
 }

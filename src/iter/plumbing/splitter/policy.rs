@@ -22,11 +22,12 @@ thread_local! {
     static STREAK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
-/// What the pacer's readings ([`Pacer::record_by`]) consult outside the drive, and the one
-/// thing they ask of it: the clock, this thread's last drive, whether a worker is awake and
-/// looking for work, and a wake for the calls that follow. The driver passes [`Live`]; tests
-/// pass their own, so that every decision is a function of its arguments and a test sets
-/// what the pacer sees instead of writing thread-locals or private fields.
+/// All that the pacer's decisions ([`Pacer::decide_by`], [`Pacer::record_by`]) consult or
+/// ask of the world outside the drive: the clock, this thread's last drive, whether a worker
+/// is awake and looking for work, whether the scheduler wants a split (polling), sharing the
+/// halves split off so far, and waking sleepers. The driver passes [`Live`]; tests pass
+/// their own, so that every decision is a function of its arguments and a test sets what the
+/// pacer sees instead of writing thread-locals or private fields.
 pub(super) trait Outside {
     /// The clock, read once per reading.
     fn now(&self) -> u64;
@@ -35,8 +36,12 @@ pub(super) trait Outside {
     fn last_drive<R>(&self, f: impl FnOnce(&Cell<(u64, u64)>) -> R) -> R;
     /// Whether a worker is awake and looking for work (`scheduler::thief_awake`).
     fn thief_awake(&self) -> bool;
-    /// Wakes a sleeping worker for the calls that follow (`scheduler::wake`).
-    fn wake_for_next_call(&self);
+    /// Wakes sleeping workers, as `whom` says (`scheduler::wake`).
+    fn wake(&self, whom: Wake);
+    /// Whether the scheduler wants this thread to split (`scheduler::poll`).
+    fn poll(&self, reading: Reading) -> Want;
+    /// Makes the halves this thread has split off stealable (`scheduler::share`).
+    fn share(&self, how: Share);
 }
 
 /// The world as the driver sees it: the clock (`sync::ticks`), the thread-local `STREAK`,
@@ -61,8 +66,18 @@ impl Outside for Live {
     }
 
     #[inline(always)]
-    fn wake_for_next_call(&self) {
-        wake(Wake::ForNextCall);
+    fn wake(&self, whom: Wake) {
+        wake(whom);
+    }
+
+    #[inline(always)]
+    fn poll(&self, reading: Reading) -> Want {
+        poll(reading)
+    }
+
+    #[inline(always)]
+    fn share(&self, how: Share) {
+        share(how);
     }
 }
 
@@ -96,7 +111,7 @@ pub(super) fn early_wakes(bars: &Bars, spent: u64, items: usize, remaining: usiz
 #[inline]
 pub(super) fn ramp_chunk(bars: &Bars, spent: u64, items: usize, chunk: usize) -> usize {
     // floor(log2(work / spent)) by shifts, not a division (a reading is on the hot path of
-    // short loops: a 1,000-item sum takes three).
+    // short loops: a 1,000-item sum takes two, the module docs' figure).
     let work = (items as u64).saturating_mul(bars.ramp);
     let spent = spent.max(1);
     if work < spent {
@@ -183,7 +198,106 @@ pub(super) enum Step {
     FoldAll,
 }
 
-/// The per-branch state of the policy: leaf bounds, chunk size and cost estimate.
+/// Whether a branch has shown that its work is long enough to be worth splitting: some loop
+/// of it ran for [`PROVEN_NS`] (or a reading called for an early wake, or the watchman rescued
+/// it). Requests for work are honoured only once proven, except in a hot loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Proof {
+    /// Not yet.
+    Unproven,
+    /// For good (inherited by the halves).
+    Proven,
+}
+
+/// Whether the loop asks `scheduler::poll` before its chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Polling {
+    /// It asks.
+    Asking,
+    /// A reading said the rest of the loop is too short to be worth a split (and the loop is
+    /// not hot, nor may it turn so); the rest only gets shorter, so the loop never asks again
+    /// and folds the rest as one chunk.
+    Stopped,
+}
+
+/// Where the branch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Place {
+    /// On the calling thread outside the scheduler: no split request can reach it, and it
+    /// cannot split (a short loop never pays for entering).
+    Outside,
+    /// Inside `scheduler::enter` (inherited).
+    Entered,
+}
+
+/// The early wake: two readings in a row that call for one (each: [`EARLY_WAKE_NS`] of work
+/// left, or [`HEARTBEAT_NS`] since the drive began with a split's worth left) wake sleepers
+/// before any request or beat. One reading alone may time a hold-up of the thread, hence two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum EarlyWake {
+    /// The last reading did not call for a wake.
+    Undecided,
+    /// The last reading called for a wake; the next must agree.
+    Seen,
+    /// Two did: the wake is asked for (`wake_pending`) and never again in this drive.
+    Decided,
+}
+
+/// Whether the chunk size doubles after each chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Growth {
+    /// It does (or grows faster, [`RAMP_NS`]).
+    Doubling,
+    /// The last reading paused it: chunks take [`SETTLED_NS`] with at least
+    /// [`SETTLED_MIN_ITEMS`] items, or [`LONG_CHUNK_NS`]. The next reading may resume it.
+    Settled,
+}
+
+/// Whether a reading saw a worker awake and looking for work, with at least
+/// [`ASKED_SPLIT_NS`] of work left ([`Pacer::note_thief`]): a hot loop enters the scheduler at
+/// once and honours requests from awake threads down to that much work left, without waiting
+/// for [`PROVEN_NS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Heat {
+    /// No reading has seen such a worker.
+    Cold,
+    /// One just did: split for it at the next `decide` once entered, without waiting for its
+    /// request. Still so when `decide` splits for it: that split's join offers its frame
+    /// (`scheduler::join_offered`), and its halves are `Hot`.
+    Offering,
+    /// Hot, its offer made or given up (inherited).
+    Hot,
+}
+
+impl Heat {
+    /// The heat of a half of a split: an offer is made once, by the split itself.
+    #[inline(always)]
+    pub(super) fn of_half(self) -> Heat {
+        match self {
+            Heat::Offering => Heat::Hot,
+            heat => heat,
+        }
+    }
+}
+
+/// The per-branch state of the policy: leaf bounds, chunk size and cost estimate, and six
+/// states, each an enum of its own. What moves each, and what each changes:
+///
+/// | state | from | to | when | effect |
+/// |---|---|---|---|---|
+/// | [`Proof`] | `Unproven` | `Proven` | a reading or request [`PROVEN_NS`] into a loop; an early wake `Decided`; a rescue | requests for work are honoured; the loop enters the scheduler |
+/// | [`Polling`] | `Asking` | `Stopped` | a reading puts the rest under [`MIN_SPLIT_NS`] (and the loop is `Cold` and may not turn hot) | no more polls; the rest is folded as one chunk |
+/// | [`Place`] | `Outside` | `Entered` | `Proven` or not `Cold`; a split for `with_max_len`; a folder that continues; a rescue | splits can happen; sleepers are woken and halves shared |
+/// | [`EarlyWake`] | `Undecided` | `Seen` | a reading calls for a wake | the next reading decides |
+/// | | `Seen` | `Undecided` | a reading does not | |
+/// | | `Seen` | `Decided` | a second reading in a row calls for one | `wake_pending` sleepers are woken once `Entered`; with `Settled`, sparse readings |
+/// | [`Growth`] | `Doubling` | `Settled` | a reading's chunk took [`SETTLED_NS`] (with [`SETTLED_MIN_ITEMS`] items) or [`LONG_CHUNK_NS`] | the chunk size holds; with `Decided`, a reading every [`SETTLED_READ_CHUNKS`] chunks |
+/// | | `Settled` | `Doubling` | a reading's chunk is shorter | the chunk size grows again |
+/// | [`Heat`] | `Cold` | `Offering` | a reading of [`HOT_SPAN_ITEMS`] items sees a worker awake with [`ASKED_SPLIT_NS`] left | enter at once; split for that worker without its request |
+/// | | `Offering` | `Hot` | that split is made (its halves) or no longer worth it | awake workers' requests honoured down to [`ASKED_SPLIT_NS`] left |
+///
+/// Every state but `Offering` is inherited by both halves of a split; none moves backwards
+/// except `EarlyWake::Seen` and `Growth`, whose readings may disagree with the last.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::iter::plumbing) struct Pacer {
     /// `with_min_len`: no leaf shorter (unless the whole input is).
@@ -196,11 +310,10 @@ pub(in crate::iter::plumbing) struct Pacer {
     /// Inherited by both halves of a split.
     pub(super) rate: (u64, usize),
     /// Whether some loop of this branch ran for [`PROVEN_NS`]; inherited.
-    pub(super) proven: bool,
-    /// Whether to ask `scheduler::poll` at all: cleared once the estimate says the rest of the
-    /// loop is too short to be worth splitting (it only gets shorter). Saves the call, whose
-    /// slow path is taken often while idle threads keep asking.
-    pub(super) asking: bool,
+    pub(super) proof: Proof,
+    /// Whether to ask `scheduler::poll` at all. Saves the call, whose slow path is taken
+    /// often while idle threads keep asking.
+    pub(super) polling: Polling,
     /// The clock at this loop's start.
     pub(super) loop_start: u64,
     /// The clock at the last reading, and the items folded since.
@@ -209,36 +322,25 @@ pub(in crate::iter::plumbing) struct Pacer {
     /// Items this loop has folded.
     pub(super) done: usize,
     /// Whether this branch runs inside `scheduler::enter`; inherited.
-    pub(super) entered: bool,
+    pub(super) place: Place,
     /// Items of the whole drive between this loop's next item and the end a search starts
     /// from (the front, or the back for a consumer that folds from the back): grows as chunks
     /// are peeled and for the far side of a split. Sizes the lead of an ordered search
     /// ([`Pacer::search_split_point`]).
     pub(super) before: usize,
-    /// Whether two readings in a row have asked for an early wake: [`EARLY_WAKE_NS`] of
-    /// work left, or [`HEARTBEAT_NS`] since the drive began with a split's worth left;
-    /// inherited, so that a drive wakes early at most once.
-    pub(super) long: bool,
+    /// Where the drive stands on an early wake ([`EarlyWake`]); inherited, so that a drive
+    /// wakes early at most once.
+    pub(super) early_wake: EarlyWake,
     /// The clock at the start of the drive's first loop (0 until then); inherited.
     pub(super) began: u64,
-    /// How many sleepers that reading's early wake asks for ([`early_wakes`]); 0 once asked
-    /// (when entered) or if none.
+    /// How many sleepers the early wake asks for ([`early_wakes`]); 0 once asked (when
+    /// entered) or if none.
     pub(super) wake_pending: u32,
-    /// Whether the last reading alone called for an early wake: the next one must agree
-    /// before the wake is asked for (see `Pacer::record`).
-    pub(super) wake_seen: bool,
-    /// Whether the last reading paused the doubling: the chunk size has settled. Inherited.
-    pub(super) settled: bool,
-    /// Whether a reading saw a worker awake and looking for work, with at least
-    /// [`ASKED_SPLIT_NS`] of work left: the loop then enters the scheduler at once, and
-    /// honours requests from awake threads down to that much work left, without waiting for
-    /// [`PROVEN_NS`] ([`Pacer::note_thief`]). Inherited.
-    pub(super) hot: bool,
-    /// Whether to split at the next `decide` once entered, without waiting for a request:
-    /// set with `hot`, for the awake worker that made the loop hot. Still set when `decide`
-    /// splits for it: that split's join offers its frame (`scheduler::join_offered`). Not
-    /// inherited.
-    pub(super) offer: bool,
+    /// Whether the last reading paused the doubling. Inherited.
+    pub(super) growth: Growth,
+    /// Whether a reading saw a worker awake and looking for work ([`Heat`]). Inherited,
+    /// except that the halves of a split made for that worker are [`Heat::Hot`].
+    pub(super) heat: Heat,
     /// What this drive found when it compared itself with the thread's last one (`STREAK`,
     /// [`Pacer::look_at_streak`]): [`Streak::Unknown`] before. Inherited.
     pub(super) streak: Streak,
@@ -255,21 +357,19 @@ impl Pacer {
             max_len: max_len.max(1),
             chunk: 1,
             rate: (0, 0),
-            proven: false,
-            asking: true,
+            proof: Proof::Unproven,
+            polling: Polling::Asking,
             loop_start: 0,
             mark: 0,
             since_mark: 0,
             done: 0,
-            entered: false,
+            place: Place::Outside,
             before: 0,
-            long: false,
+            early_wake: EarlyWake::Undecided,
             began: 0,
             wake_pending: 0,
-            wake_seen: false,
-            settled: false,
-            hot: false,
-            offer: false,
+            growth: Growth::Doubling,
+            heat: Heat::Cold,
             streak: Streak::Unknown,
             chunks_since_mark: 0,
             bars: Bars::now(),
@@ -279,7 +379,7 @@ impl Pacer {
     /// Starts the loop of one `drive_indexed` call.
     #[inline]
     pub(super) fn start_loop(&mut self) {
-        self.start_loop_at(ticks());
+        self.start_loop_at(Live.now());
     }
 
     /// [`Pacer::start_loop`] with the clock reading `now` (tests give readings of their own).
@@ -308,8 +408,8 @@ impl Pacer {
     /// comes after `tuning::RESCUE_NS`), so the rest splits at once.
     pub(super) fn rescued(mut self, elapsed: u64, n: usize) -> Pacer {
         self.rate = (Rate::ticks(rate(), elapsed).max(1), n);
-        self.proven = true;
-        self.entered = true;
+        self.proof = Proof::Proven;
+        self.place = Place::Entered;
         self.before = self.before.saturating_add(n);
         self
     }
@@ -317,8 +417,16 @@ impl Pacer {
     /// THE POLICY. Called before every chunk; `len > 0`.
     #[inline]
     pub(super) fn decide(&mut self, len: usize) -> Step {
-        if self.wake_pending > 0 && self.entered {
-            wake(Wake::Sleepers(std::mem::take(&mut self.wake_pending)));
+        self.decide_by(len, &Live)
+    }
+
+    /// [`Pacer::decide`] with what it consults and asks of the world outside the drive as an
+    /// argument ([`Outside`]): polling, sharing, waking and the clock.
+    #[inline(always)]
+    pub(super) fn decide_by(&mut self, len: usize, outside: &impl Outside) -> Step {
+        let entered = self.place == Place::Entered;
+        if self.wake_pending > 0 && entered {
+            outside.wake(Wake::Sleepers(std::mem::take(&mut self.wake_pending)));
         }
         // Split only if both halves are long enough to be leaves.
         if len / 2 >= self.min_len {
@@ -328,20 +436,20 @@ impl Pacer {
             // An estimate of this loop's own, or one inherited from the loop it was split
             // off (a thief's half of heavy items splits again at once, not after a chunk).
             let estimated = self.done > 0 || self.rate.1 > 0;
-            if self.offer && self.entered {
+            if self.heat == Heat::Offering && entered {
                 // The loop just turned hot: a worker is awake and looking for work; split for
-                // it now rather than after its request. `offer` stays set for the split, whose
-                // join offers its frame (`split_and_join`); the halves clear it.
+                // it now rather than after its request. `Offering` stays for the split, whose
+                // join offers its frame (`split_and_join`); the halves are `Hot`.
                 if self.worth_asked_split(len) {
                     return Step::Split;
                 }
-                self.offer = false;
+                self.heat = Heat::Hot;
             }
-            if self.asking && estimated {
-                if self.entered
+            if self.polling == Polling::Asking && estimated {
+                if entered
                     && self.heavy_items()
                     && (self.done > 0 || len <= EAGER_INHERITED_MAX)
-                    && self.worth_splitting(len)
+                    && self.worth_splitting(len, outside)
                 {
                     // Each item alone is worth a split: split without waiting for a request
                     // or a beat, which come between chunks, each a whole item here (the
@@ -349,36 +457,36 @@ impl Pacer {
                     // on 8 threads took 25 ms (rayon 5).
                     return Step::Split;
                 }
-                let wanted = if self.settled && self.long {
+                let wanted = if self.reads_sparsely() {
                     // The heartbeat reads the clock when we do (`SETTLED_READ_CHUNKS`): it
                     // gets `mark` just after a reading.
                     let fresh = self.chunks_since_mark == 0;
-                    poll(if fresh {
+                    outside.poll(if fresh {
                         Reading::At(self.mark)
                     } else {
                         Reading::Untimed
                     })
                 } else {
-                    poll(Reading::None)
+                    outside.poll(Reading::None)
                 };
                 let worth = match wanted {
                     Want::No => false,
-                    Want::Asked if self.hot => self.worth_asked_split(len),
-                    Want::Asked | Want::Beat => self.worth_splitting(len),
+                    Want::Asked if self.heat != Heat::Cold => self.worth_asked_split(len),
+                    Want::Asked | Want::Beat => self.worth_splitting(len, outside),
                 };
                 if worth {
                     return Step::Split;
                 }
             }
         }
-        if self.entered && self.heavy_items() {
+        if entered && self.heavy_items() {
             // About to run a chunk that polls nothing for an item's time or more: let idle or
             // sleeping threads have the halves split off so far.
-            share(Share::Waking);
+            outside.share(Share::Waking);
         }
-        if !self.asking && len <= self.max_len {
-            // No split will happen in this loop any more (`asking` is cleared for good once
-            // the rest is too short to be worth one, and the rest only gets shorter): further
+        if self.polling == Polling::Stopped && len <= self.max_len {
+            // No split will happen in this loop any more (polling stops for good once the
+            // rest is too short to be worth a split, and the rest only gets shorter): further
             // chunks would buy nothing but their fixed costs and clock readings.
             return Step::FoldAll;
         }
@@ -410,13 +518,13 @@ impl Pacer {
 
     /// Whether a requested split of the `len` items left pays off (see the module docs).
     #[inline(never)]
-    pub(super) fn worth_splitting(&mut self, len: usize) -> bool {
-        let now = ticks();
-        if !self.proven {
+    pub(super) fn worth_splitting(&mut self, len: usize, outside: &impl Outside) -> bool {
+        let now = outside.now();
+        if self.proof == Proof::Unproven {
             if now.wrapping_sub(self.loop_start) < self.bars.proven {
                 return false;
             }
-            self.proven = true;
+            self.proof = Proof::Proven;
         }
         let (spent, items) = if self.rate.1 > 0 {
             self.rate
@@ -440,7 +548,15 @@ impl Pacer {
     /// [`PROVEN_NS`], before which no request would be honoured, or once it is hot.
     #[inline]
     pub(super) fn should_enter(&self) -> bool {
-        (self.proven || self.hot) && !self.entered
+        (self.proof == Proof::Proven || self.heat != Heat::Cold) && self.place == Place::Outside
+    }
+
+    /// Whether the chunk size has settled and the early wake is decided: a reading then
+    /// serves only to follow changes in the items' cost, and comes every
+    /// [`SETTLED_READ_CHUNKS`]th chunk (see [`Pacer::record_by`]).
+    #[inline(always)]
+    pub(super) fn reads_sparsely(&self) -> bool {
+        self.growth == Growth::Settled && self.early_wake == EarlyWake::Decided
     }
 
     /// [`Pacer::note_thief`] with this thread's last drive and the pool's idle workers (as
@@ -462,7 +578,7 @@ impl Pacer {
             })
         });
         if wake {
-            outside.wake_for_next_call();
+            outside.wake(Wake::ForNextCall);
         }
     }
 
@@ -515,7 +631,7 @@ impl Pacer {
         streak: &Cell<(u64, u64)>,
         thief: impl FnOnce() -> bool,
     ) -> bool {
-        if self.hot || !hot_span(items) {
+        if self.heat != Heat::Cold || !hot_span(items) {
             return false;
         }
         let rest = (remaining as u128) * u128::from(spent) / (items.max(1) as u128);
@@ -525,8 +641,7 @@ impl Pacer {
         let end = now.saturating_add(u64::try_from(rest).unwrap_or(u64::MAX));
         let in_loop = self.look_at_streak(streak, end) == Streak::Yes;
         if thief() {
-            self.hot = true;
-            self.offer = true;
+            self.heat = Heat::Offering;
             return false;
         }
         if in_loop && rest >= u128::from(self.bars.loop_wake) {
@@ -585,13 +700,14 @@ impl Pacer {
         self.since_mark += n;
         self.chunks_since_mark += 1;
         if remaining == 0 {
-            // The loop is over: nothing would use a reading (a 1,000-item sum makes 5).
+            // The loop is over: nothing would use a reading (the third of a 1,000-item sum's
+            // three chunks would make a third; module docs).
             return;
         }
         // Between readings the doubling follows the last reading's verdict.
-        let mut pause = self.settled;
+        let mut pause = self.growth == Growth::Settled;
         let read = first
-            || if self.settled && self.long {
+            || if self.reads_sparsely() {
                 // The chunk size has settled and the early wake is decided: a reading serves
                 // only to follow changes in the items' cost. See `SETTLED_READ_CHUNKS`.
                 self.chunks_since_mark >= SETTLED_READ_CHUNKS
@@ -611,7 +727,7 @@ impl Pacer {
             self.since_mark = 0;
             self.chunks_since_mark = 0;
             if now.wrapping_sub(self.loop_start) >= self.bars.proven {
-                self.proven = true;
+                self.proof = Proof::Proven;
             }
             // An early wake needs two readings in a row that call for one. A reading also
             // times whatever held the thread up meanwhile (an interrupt, the hypervisor
@@ -622,7 +738,7 @@ impl Pacer {
             // woken workers took 12% of the CPU samples of that loop. The next reading,
             // one short chunk later (an estimate this high keeps chunks short), is seldom held
             // up too; where items truly are slow it agrees, and the wake comes a chunk late.
-            if !self.long {
+            if self.early_wake != EarlyWake::Decided {
                 let ahead = long_work_ahead(self.bars, spent, items, remaining);
                 // A heartbeat period into the drive, with a split's worth of work left: beat
                 // now (one wake), as the heartbeat would at its next clock read. That read
@@ -634,20 +750,24 @@ impl Pacer {
                 let beat = now.wrapping_sub(self.began) >= self.bars.heartbeat
                     && (remaining as u128) * u128::from(spent)
                         >= u128::from(self.bars.min_split) * (items as u128);
-                if self.wake_seen && ahead {
+                let seen = self.early_wake == EarlyWake::Seen;
+                if seen && ahead {
                     // Long work ahead, on an estimate to trust: enter the scheduler (the loop
                     // does once proven) and wake sleepers (the next `decide`).
-                    self.long = true;
-                    self.proven = true;
+                    self.early_wake = EarlyWake::Decided;
+                    self.proof = Proof::Proven;
                     self.wake_pending = early_wakes(self.bars, spent, items, remaining);
-                } else if self.wake_seen && beat {
-                    self.long = true;
+                } else if seen && beat {
+                    self.early_wake = EarlyWake::Decided;
                     self.wake_pending = 1;
+                } else if ahead || beat {
+                    self.early_wake = EarlyWake::Seen;
+                } else {
+                    self.early_wake = EarlyWake::Undecided;
                 }
-                self.wake_seen = ahead || beat;
             }
             let qualified = hot_span(items);
-            if qualified && !self.hot {
+            if qualified && self.heat == Heat::Cold {
                 self.look_for_thief(now, spent, items, remaining, outside);
             }
             // Under a split's worth of work left, stop asking, unless the loop is hot and
@@ -662,7 +782,7 @@ impl Pacer {
             let work_left = (remaining as u128) * u128::from(spent);
             if work_left < u128::from(self.bars.min_split) * (items as u128) {
                 let keep = work_left >= u128::from(self.bars.asked_split) * (items as u128)
-                    && (self.hot
+                    && (self.heat != Heat::Cold
                         || (!qualified
                             && remaining >= HOT_MIN_REMAINING
                             && self.may_turn_hot(
@@ -672,7 +792,7 @@ impl Pacer {
                                 outside,
                             )));
                 if !keep {
-                    self.asking = false;
+                    self.polling = Polling::Stopped;
                 }
             }
             // This chunk's share of the span.
@@ -681,7 +801,11 @@ impl Pacer {
                 |limit: u64| u128::from(spent) * (n as u128) > u128::from(limit) * (items as u128);
             pause = share_exceeds(self.bars.settled)
                 && (n >= SETTLED_MIN_ITEMS || share_exceeds(self.bars.long_chunk));
-            self.settled = pause;
+            self.growth = if pause {
+                Growth::Settled
+            } else {
+                Growth::Doubling
+            };
             if !pause {
                 self.chunk = self
                     .chunk

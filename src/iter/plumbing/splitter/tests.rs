@@ -1,6 +1,7 @@
 use super::policy::*;
 use super::unindexed::*;
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer, UnindexedProducer};
+use crate::scheduler::{Reading, Share, Wake, Want};
 use crate::tuning::*;
 use std::cell::Cell;
 
@@ -20,13 +21,17 @@ fn pacer(min_len: usize, max_len: usize) -> Pacer {
 const T0: u64 = 1 << 40;
 
 /// What a test's pacer sees outside the drive ([`Outside`]): the clock at `now`, a last
-/// drive of its own (none unless the test says), and whether a worker is awake; it counts
-/// the wakes asked for the calls that follow.
+/// drive of its own (none unless the test says), whether a worker is awake, and what a poll
+/// answers (`want`); it counts the wakes asked for the calls that follow, the sleepers woken
+/// early and the shares.
 struct Seen {
     now: u64,
     last_drive: Cell<(u64, u64)>,
     thief: bool,
+    want: Want,
     wakes: Cell<u32>,
+    sleepers: Cell<u32>,
+    shares: Cell<u32>,
 }
 
 impl Seen {
@@ -35,7 +40,10 @@ impl Seen {
             now,
             last_drive: Cell::new((0, 0)),
             thief: false,
+            want: Want::No,
             wakes: Cell::new(0),
+            sleepers: Cell::new(0),
+            shares: Cell::new(0),
         }
     }
 }
@@ -53,8 +61,20 @@ impl Outside for Seen {
         self.thief
     }
 
-    fn wake_for_next_call(&self) {
-        self.wakes.set(self.wakes.get() + 1);
+    fn wake(&self, whom: Wake) {
+        match whom {
+            Wake::ForNextCall => self.wakes.set(self.wakes.get() + 1),
+            Wake::Sleepers(n) => self.sleepers.set(self.sleepers.get() + n),
+        }
+    }
+
+    fn poll(&self, _: Reading) -> Want {
+        self.want
+    }
+
+    fn share(&self, how: Share) {
+        assert_eq!(how, Share::Waking);
+        self.shares.set(self.shares.get() + 1);
     }
 }
 
@@ -237,11 +257,11 @@ fn chunks_double_pause_and_resume() {
     };
     slow_span(&mut p, LONG_CHUNK_NS * 2, 4);
     assert_eq!(p.chunk, 4);
-    assert!(p.settled);
+    assert_eq!(p.growth, Growth::Settled);
     // Settled, with the early wake decided, the pacer reads the clock only every
     // SETTLED_READ_CHUNKS chunks and hands that reading to the heartbeat; the chunk holds
     // until the next reading.
-    p.long = true;
+    p.early_wake = EarlyWake::Decided;
     for _ in 1..SETTLED_READ_CHUNKS {
         fast(&mut p, 4);
         assert_eq!(p.chunk, 4);
@@ -255,7 +275,7 @@ fn chunks_double_pause_and_resume() {
         4 * RAMP_GROWTH,
         "a fast reading resumes the growth"
     );
-    assert!(!p.settled);
+    assert_eq!(p.growth, Growth::Doubling);
     fast(&mut p, 3);
     assert_eq!(p.chunk, 4 * RAMP_GROWTH);
     // Over SETTLED_NS but short of LONG_CHUNK_NS: a chunk of few items keeps
@@ -281,7 +301,7 @@ fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
     // after the drive began, with `left` items to go.
     const ITEMS: usize = 100_000;
     const SPAN: u64 = ITEMS as u64;
-    // The reading before it called for a wake too (`wake_seen`): a lone reading asks for
+    // The reading before it called for a wake too (`EarlyWake::Seen`): a lone reading asks for
     // none (`a_lone_reading_wakes_nobody`).
     let reading = |age: u64, left: u64| {
         let mut p = pacer(1, usize::MAX);
@@ -290,9 +310,9 @@ fn a_heartbeat_into_the_drive_with_a_split_left_asks_for_one_wake() {
         p.began = now - age;
         p.mark = now - SPAN;
         p.since_mark = ITEMS - 1;
-        p.wake_seen = true;
+        p.early_wake = EarlyWake::Seen;
         record_at(&mut p, 1, left as usize, now);
-        (p.wake_pending, p.long)
+        (p.wake_pending, p.early_wake == EarlyWake::Decided)
     };
     // Short of the early wake's EARLY_WAKE_NS of work left, but a split's worth.
     const { assert!(2 * MIN_SPLIT_NS < EARLY_WAKE_NS) };
@@ -325,18 +345,24 @@ fn a_lone_reading_wakes_nobody() {
     let mut p = pacer(1, usize::MAX);
     p.start_loop_at(T0);
     slow(&mut p);
-    assert_eq!((p.wake_pending, p.long), (0, false), "one slow reading");
-    assert!(p.wake_seen);
+    assert_eq!(
+        (p.wake_pending, p.early_wake),
+        (0, EarlyWake::Seen),
+        "one slow reading"
+    );
     // The next reading finds the items cheap: still no wake, and the first one is
     // forgotten.
     fast(&mut p);
-    assert_eq!((p.wake_pending, p.long, p.wake_seen), (0, false, false));
+    assert_eq!((p.wake_pending, p.early_wake), (0, EarlyWake::Undecided));
     slow(&mut p);
-    assert_eq!((p.wake_pending, p.long), (0, false));
+    assert_eq!((p.wake_pending, p.early_wake), (0, EarlyWake::Seen));
     // Two slow readings in a row: the items are slow, wake.
     slow(&mut p);
-    assert!(p.long && p.wake_pending >= 1, "two slow readings in a row");
-    assert!(p.proven);
+    assert!(
+        p.early_wake == EarlyWake::Decided && p.wake_pending >= 1,
+        "two slow readings in a row"
+    );
+    assert_eq!(p.proof, Proof::Proven);
 }
 
 #[test]
@@ -356,7 +382,7 @@ fn an_awake_thief_makes_a_loop_hot() {
     // An awake thief and a split's worth left: hot, with a split offered at once.
     let mut p = fresh();
     assert!(!note(&mut p, HOT_SPAN_ITEMS, enough, &none, true));
-    assert!(p.hot && p.offer);
+    assert_eq!(p.heat, Heat::Offering);
     // Too little left, or a reading of too few items (an interrupt in a reading of one
     // item looked like milliseconds of work): nothing.
     let mut p = fresh();
@@ -374,12 +400,12 @@ fn an_awake_thief_makes_a_loop_hot() {
         &none,
         true
     ));
-    assert!(!p.hot && !p.offer);
+    assert_eq!(p.heat, Heat::Cold);
     // Hot loops split on an awake thread's request down to ASKED_SPLIT_NS of work
     // left, without waiting for PROVEN_NS; others only past MIN_SPLIT_NS.
     p.rate = (1, 1);
-    assert!(!p.worth_splitting(ASKED_SPLIT_NS as usize));
-    p.hot = true;
+    assert!(!p.worth_splitting(ASKED_SPLIT_NS as usize, &Seen::at(p.loop_start)));
+    p.heat = Heat::Hot;
     assert!(p.worth_asked_split(ASKED_SPLIT_NS as usize));
     assert!(!p.worth_asked_split(ASKED_SPLIT_NS as usize / 2));
     // And they enter the pool at once.
@@ -399,7 +425,7 @@ fn a_loop_of_calls_wakes_a_worker_for_the_next_ones() {
         let now = began + 1_000;
         let items = HOT_SPAN_ITEMS;
         let wake = p.note_thief(now, items as u64, items, enough as usize, &streak, || false);
-        assert!(!p.hot);
+        assert_eq!(p.heat, Heat::Cold);
         // A drive compares itself with the last one once.
         assert!(!p.note_thief(now, items as u64, items, enough as usize, &streak, || false));
         wake
@@ -443,7 +469,11 @@ fn a_reading_sees_the_loop_of_calls_and_the_thief_it_is_shown() {
         seen.thief = thief;
         let left = 2 * (ASKED_SPLIT_NS + LOOP_WAKE_NS);
         p.record_by(1, left as usize, &seen);
-        (p.hot, seen.wakes.get(), seen.last_drive.get().0 == p.began)
+        (
+            p.heat != Heat::Cold,
+            seen.wakes.get(),
+            seen.last_drive.get().0 == p.began,
+        )
     };
     assert_eq!(reading(false), (false, 1, true));
     assert_eq!(reading(true), (true, 0, true));
@@ -467,7 +497,7 @@ fn short_loops_stop_asking_as_before() {
         seen.last_drive.set((p.began - 1, p.began));
         p.since_mark = ITEMS as usize - 1;
         p.record_by(1, left, &seen);
-        p.asking
+        p.polling == Polling::Asking
     };
     const { assert!(ASKED_SPLIT_NS < 3 * MIN_SPLIT_NS / 4) };
     assert!(!first_reading(37));
@@ -477,15 +507,19 @@ fn short_loops_stop_asking_as_before() {
 #[test]
 fn heavy_items_split_without_a_request() {
     // An estimate (inherited: this loop has folded nothing yet) of items worth a split
-    // each: a loop inside the pool splits at once. The test thread has no seat, so
-    // `scheduler::poll` says no: only the heavy-items rule can split here.
+    // each: a loop inside the pool splits at once. Polls say no (`Seen`): only the
+    // heavy-items rule can split here.
     let heavy = |entered: bool, per_item: u64| {
         let mut p = pacer(1, usize::MAX);
-        p.start_loop();
+        p.start_loop_at(T0);
         p.rate = (per_item * 10, 10);
-        p.proven = true;
-        p.entered = entered;
-        p.decide(8)
+        p.proof = Proof::Proven;
+        p.place = if entered {
+            Place::Entered
+        } else {
+            Place::Outside
+        };
+        p.decide_by(8, &Seen::at(T0))
     };
     assert_eq!(heavy(true, 2 * MIN_SPLIT_NS), Step::Split);
     assert_ne!(heavy(true, MIN_SPLIT_NS / 4), Step::Split);
@@ -495,8 +529,8 @@ fn heavy_items_split_without_a_request() {
     let mut p = pacer(1, usize::MAX);
     p.start_loop();
     p.rate = (2 * MIN_SPLIT_NS, 1);
-    p.proven = true;
-    p.entered = true;
+    p.proof = Proof::Proven;
+    p.place = Place::Entered;
     assert_eq!(p.decide(1), Step::FoldAll);
     // A long loop does not split at once on an inherited estimate: it runs a chunk
     // first, whose reading may show the estimate to be a glitch; with a reading of its
@@ -504,8 +538,8 @@ fn heavy_items_split_without_a_request() {
     let mut p = pacer(1, usize::MAX);
     p.start_loop();
     p.rate = (2 * MIN_SPLIT_NS, 1);
-    p.proven = true;
-    p.entered = true;
+    p.proof = Proof::Proven;
+    p.place = Place::Entered;
     assert_eq!(p.decide(EAGER_INHERITED_MAX), Step::Split);
     assert!(matches!(p.decide(5_000_000), Step::Peel(_)));
     p.done = 1;
@@ -519,7 +553,7 @@ fn short_loops_stop_asking() {
     p.start_loop_at(T0);
     record_at(&mut p, 1, 10, T0 + 10);
     assert!(
-        !p.asking,
+        p.polling == Polling::Stopped,
         "10 items left after a ~instant first item are not worth a split"
     );
     // Nothing will split this loop, so the rest goes in one chunk...
@@ -528,7 +562,7 @@ fn short_loops_stop_asking() {
     let mut p = pacer(1, 4);
     p.start_loop_at(T0);
     record_at(&mut p, 1, 10, T0 + 10);
-    assert!(!p.asking);
+    assert!(p.polling == Polling::Stopped);
     assert_eq!(p.decide(10), Step::Split);
     assert_eq!(p.decide(4), Step::FoldAll);
 }
@@ -669,4 +703,58 @@ fn a_timed_first_leaf_changes_no_result() {
 #[test]
 fn eager_depth_is_small() {
     assert!((2..=10).contains(&eager_depth()));
+}
+
+#[test]
+fn decisions_poll_share_and_wake_through_outside() {
+    // A proven loop inside the pool with a split's worth left, items of 1 ns: it splits
+    // exactly when the poll it is shown says a thread wants work.
+    let decide = |want: Want, hot: bool| {
+        let mut p = pacer(1, usize::MAX);
+        p.start_loop_at(T0);
+        p.rate = (1, 1);
+        p.done = 1;
+        p.proof = Proof::Proven;
+        p.place = Place::Entered;
+        if hot {
+            p.heat = Heat::Hot;
+        }
+        let seen = Seen {
+            want,
+            ..Seen::at(T0)
+        };
+        p.decide_by(2 * MIN_SPLIT_NS as usize, &seen)
+    };
+    assert_eq!(decide(Want::Beat, false), Step::Split);
+    assert_eq!(decide(Want::Asked, false), Step::Split);
+    assert_ne!(decide(Want::No, false), Step::Split);
+    // Too little left for a split but an awake thread's in a hot loop.
+    let mut p = pacer(1, usize::MAX);
+    p.start_loop_at(T0);
+    p.rate = (1, 1);
+    p.done = 1;
+    p.proof = Proof::Proven;
+    p.place = Place::Entered;
+    let seen = Seen {
+        want: Want::Asked,
+        ..Seen::at(T0)
+    };
+    let len = (ASKED_SPLIT_NS + MIN_SPLIT_NS) as usize / 2;
+    assert_ne!(p.decide_by(len, &seen), Step::Split);
+    p.heat = Heat::Hot;
+    assert_eq!(p.decide_by(len, &seen), Step::Split);
+    // A pending early wake is asked for at the first decision inside the pool, once;
+    // heavy items share the halves before each chunk.
+    let mut p = pacer(1, usize::MAX);
+    p.start_loop_at(T0);
+    p.wake_pending = 3;
+    let seen = Seen::at(T0);
+    p.decide_by(1, &seen);
+    assert_eq!(seen.sleepers.get(), 0, "outside the pool: not yet");
+    p.place = Place::Entered;
+    p.rate = (2 * MIN_SPLIT_NS, 1);
+    p.decide_by(1, &seen);
+    p.decide_by(1, &seen);
+    assert_eq!(seen.sleepers.get(), 3);
+    assert_eq!(seen.shares.get(), 2);
 }
