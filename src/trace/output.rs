@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use super::summary::{human, timeline, Activity, SliceKind};
+use super::summary::{human, known_until, timeline, Activity, SliceKind};
 use super::{sort_phase_name, EventKind as K, Trace};
 
 /// JSON string contents: quotes, backslashes and control characters escaped.
@@ -60,7 +60,7 @@ pub(crate) fn chrome_json(trace: &Trace) -> String {
         items.push(format!(
             r#"{{"name":"thread_sort_index","ph":"M","pid":1,"tid":{tid},"args":{{"sort_index":{tid}}}}}"#
         ));
-        let line = timeline(&thread.events, duration);
+        let line = timeline(&thread.events, known_until(thread, duration));
         for s in &line.slices {
             let (name, cat, args) = match s.kind {
                 SliceKind::Leaf => ("leaf", "leaf", format!(r#"{{"items":{}}}"#, s.end_arg)),
@@ -215,7 +215,7 @@ pub(crate) fn svg(trace: &Trace) -> String {
         );
         // Each pixel column shows the activity that took most of its time.
         let mut cover = vec![[0u64; 5]; WIDTH];
-        for &(s, e, a) in &timeline(&thread.events, duration).segments {
+        for &(s, e, a) in &timeline(&thread.events, known_until(thread, duration)).segments {
             let first = (s as u128 * WIDTH as u128 / duration as u128) as usize;
             let last = ((e as u128 * WIDTH as u128).div_ceil(duration as u128) as usize).min(WIDTH);
             for (x, column) in cover.iter_mut().enumerate().take(last).skip(first) {

@@ -180,6 +180,7 @@ fn claim_ring() -> Arc<Ring> {
     let name = std::thread::current()
         .name()
         .map(str::to_owned)
+        .or_else(|| crate::current_thread_index().map(|i| format!("worker {i}")))
         .unwrap_or_else(|| format!("{:?}", std::thread::current().id()));
     let session = SESSION.load(Ordering::Acquire);
     let mut rings = lock(&RINGS);

@@ -92,6 +92,16 @@ pub(crate) struct Timeline {
     pub(crate) segments: Vec<(u64, u64, Activity)>,
 }
 
+/// The time up to which a thread's events tell what it did: the recording's end, or its
+/// last event if its ring filled (what came after was dropped).
+pub(crate) fn known_until(thread: &super::ThreadEvents, duration: u64) -> u64 {
+    if thread.dropped > 0 {
+        thread.events.last().map_or(0, |e| e.time_ns.min(duration))
+    } else {
+        duration
+    }
+}
+
 pub(crate) fn timeline(events: &[super::Event], duration: u64) -> Timeline {
     // Ends whose begin came before the recording: open them at 0, outermost first.
     let mut stack: Vec<SliceKind> = Vec::new();
@@ -211,7 +221,8 @@ pub struct Summary {
     pub largest_leaf_items: u64,
     /// The median leaf, in ns.
     pub median_leaf_ns: u64,
-    /// The longest stretch a thread spent awake with nothing to run, in ns.
+    /// The longest stretch a thread that ran work spent awake with nothing to run between two
+    /// pieces of it, in ns.
     pub longest_wait_ns: u64,
     /// Jobs that waited in a queue while a thread slept, not woken for them.
     pub jobs_waited_while_asleep: u64,
@@ -238,6 +249,7 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     let mut leaf_times = Vec::new();
     let mut largest = (0u64, 0u64);
     let mut longest_wait = 0;
+    let (mut working, mut working_busy) = (0u64, 0u64);
     let mut splits = 0;
     let mut by_size: HashMap<u64, u64> = HashMap::new();
     // Jobs pushed, by address: when; taken: when.
@@ -248,13 +260,25 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     let mut wakes: HashMap<u64, Vec<u64>> = HashMap::new();
     let mut all: Vec<(u64, super::EventKind, u64)> = Vec::new();
     for thread in &trace.threads {
-        let line = timeline(&thread.events, duration);
+        let line = timeline(&thread.events, known_until(thread, duration));
         let mut spent = [0u64; 5];
+        // A thread that ran work (a leaf or a job) waited for work when idle between two
+        // pieces of it; a thread that ran none (a caller blocked on an outside pool, a pool
+        // with nothing to do) only waited, and is left out of the busy share.
+        let works = line
+            .slices
+            .iter()
+            .any(|s| matches!(s.kind, SliceKind::Leaf | SliceKind::Job));
+        let until = known_until(thread, duration);
         for &(s, e, a) in &line.segments {
             spent[a as usize] += e - s;
-            if a == Activity::Idle && s > 0 && e < duration {
+            if works && a == Activity::Idle && s > 0 && e < until {
                 longest_wait = longest_wait.max(e - s);
             }
+        }
+        if works {
+            working += 1;
+            working_busy += spent[0] + spent[1] + spent[2];
         }
         let mut leaves = 0;
         for slice in &line.slices {
@@ -329,13 +353,14 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     let mut leaves_by_size: Vec<(u64, u64)> = by_size.into_iter().collect();
     leaves_by_size.sort_unstable();
     let steals = threads.iter().map(|t| t.steals).sum();
-    let busy: u64 = threads.iter().map(|t| t.busy_ns).sum();
-    let busy_share = busy as f64 / (duration as f64 * threads.len().max(1) as f64);
+    let busy_share = working_busy as f64 / (duration as f64 * working.max(1) as f64);
     let share = largest.0 as f64 / duration as f64;
     let verdict = if threads.len() > 1 && share >= HEAVY_SHARE {
         let percent = (share * 100.0).round() as u64;
-        if largest.1 <= 1 {
+        if largest.1 == 1 {
             format!("one item took {percent}% of the time: split it")
+        } else if largest.1 == 0 {
+            format!("one leaf took {percent}% of the time: split its work")
         } else {
             format!(
                 "one leaf of {} items took {percent}% of the time: split its heaviest item, \
@@ -357,11 +382,11 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
             "leaves of {median} ns: the work is too fine: give each leaf more \
              (with_min_len, fold_chunks) or drop with_max_len"
         )
-    } else if threads.len() > 1 && busy_share < IDLE_SHARE {
+    } else if working > 1 && busy_share < IDLE_SHARE {
         format!(
             "threads were busy {}% of the time: too little parallel work for {} threads",
             (busy_share * 100.0).round() as u64,
-            threads.len()
+            working
         )
     } else {
         format!(
