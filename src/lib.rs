@@ -304,6 +304,11 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+// The tracing hook, `trace_event!`, for every module below (nothing without the feature).
+#[macro_use]
+#[path = "trace/hook.rs"]
+mod trace_hook;
+
 pub(crate) mod sync;
 
 pub(crate) mod tuning;
@@ -321,6 +326,10 @@ mod algo;
 mod compat;
 
 mod integrations;
+
+#[cfg(feature = "trace")]
+#[cfg_attr(docsrs, doc(cfg(feature = "trace")))]
+pub mod trace;
 #[cfg(feature = "hashbrown")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hashbrown")))]
 pub use integrations::hashbrown;

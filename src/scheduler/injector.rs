@@ -56,6 +56,7 @@ impl Injector {
     }
 
     pub(crate) fn push(&self, job: JobRef) {
+        trace_event!(InjectPush, job.as_ptr());
         // Once jobs have overflowed, later ones follow them there until the overflow drains:
         // every job in the ring is then older than every job in the overflow, and `pop`
         // takes the ring first, so FIFO order holds across the two parts. Relaxed: a push
@@ -121,6 +122,7 @@ impl Injector {
                         // Release: hands the cell back to the push one lap later.
                         cell.sequence
                             .store(pos.wrapping_add(self.mask + 1), Ordering::Release);
+                        trace_event!(InjectPop, job);
                         // SAFETY: the cell held a JobRef pushed by `push`; winning the CAS
                         // for its position transfers it to us.
                         return Some(unsafe { JobRef::from_ptr(job) });

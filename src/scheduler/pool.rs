@@ -63,6 +63,7 @@ impl Drop for ThreadPool {
         } else if out_of_work {
             self.registry.wait_for_workers();
         }
+        trace_event!(@pool_dropped);
     }
 }
 

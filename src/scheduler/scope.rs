@@ -236,6 +236,7 @@ impl<'scope> Scope<'scope> {
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         let job = self.base.job(self, body);
+        trace_event!(ScopeSpawn, job.as_ptr());
         self.base.registry.push_spawned(job, true);
     }
 }

@@ -53,6 +53,7 @@ impl SleepWord {
 
     /// Sleeper: block until a waker moves the word to AWAKE or RELEASED.
     fn wait_while_blocked(&self) {
+        trace_event!(SleepBegin, self as *const SleepWord);
         loop {
             let state = self.state.load(Ordering::Acquire);
             if state != BLOCKED && state != COUNTED {
@@ -60,6 +61,7 @@ impl SleepWord {
             }
             futex::wait(&self.state, state);
         }
+        trace_event!(SleepEnd, self as *const SleepWord);
     }
 
     /// Whether the word is BLOCKED or COUNTED (for the loom models).
@@ -79,6 +81,7 @@ impl SleepWord {
                 .compare_exchange(state, AWAKE, Ordering::SeqCst, Ordering::Relaxed)
             {
                 Ok(_) => {
+                    trace_event!(Wake, self as *const SleepWord);
                     futex::wake_one(&self.state);
                     return true;
                 }
@@ -403,6 +406,7 @@ impl Sleep {
                     if counted {
                         self.counters.fetch_sub(SLEEPING_ONE, Ordering::SeqCst);
                     }
+                    trace_event!(Wake, word as *const SleepWord);
                     futex::wake_one(&word.state);
                     return true;
                 }

@@ -222,8 +222,11 @@ impl<R> Drop for SpawnFuture<R> {
         if let Some(task) = self.task.take() {
             // SAFETY: this future is the task's one awaiter, and lets go of it here.
             match unsafe { task.slot().cancel() } {
-                // SAFETY: `cancel` found the closure unclaimed: it is ours.
-                Cancel::NotStarted => unsafe { task.drop_closure() },
+                Cancel::NotStarted => {
+                    trace_event!(FutureCancel, Arc::as_ptr(&task).cast::<u8>());
+                    // SAFETY: `cancel` found the closure unclaimed: it is ours.
+                    unsafe { task.drop_closure() }
+                }
                 // Make every thread of the pool look at its token at its next split check.
                 Cancel::Running => task.registry().interrupt(),
                 Cancel::Complete => {}
@@ -389,7 +392,9 @@ where
         run_on_own_thread(task);
     } else {
         let registry = task.registry.clone();
-        registry.inject(task.into_job_ref());
+        let job = task.into_job_ref();
+        trace_event!(FutureHandOver, job.as_ptr());
+        registry.inject(job);
     }
     future
 }

@@ -644,6 +644,7 @@ fn patrol() {
                 if guest {
                     registry.active_guests.fetch_add(1, Ordering::Relaxed);
                 }
+                trace_event!(Rescue, job);
                 // SAFETY: the frame is alive and ours to hand out (above); after the push
                 // we no longer touch it.
                 registry.inject(unsafe { JobRef::from_ptr(job) });

@@ -110,6 +110,7 @@ impl Registry {
         debug_assert!(n <= MAX_NUM_THREADS && (n > 0 || guests > 0));
         #[cfg(not(loom))]
         super::super::watch::pool_started(n);
+        trace_event!(@pool_built);
         let registry = Arc::new_cyclic(|weak| {
             let ptr = weak.as_ptr();
             let seats = (0..n + guests)

@@ -353,7 +353,9 @@ where
     let job = StackJob::new(BlockingLatch::new(), f);
     // SAFETY: `job` lives on this stack until `wait` returns, i.e. until its latch is set.
     registry.inject(unsafe { job.as_job_ref() });
+    trace_event!(WaitBegin);
     job.latch.wait();
+    trace_event!(WaitEnd);
     job.into_result()
 }
 

@@ -226,9 +226,11 @@ impl<'a> Owner<'a> {
     pub(crate) unsafe fn run_job(self, job: JobRef) {
         let local = self.local();
         let token = local.cancel.replace(CancelToken::NONE);
+        trace_event!(JobBegin, job.as_ptr());
         // SAFETY: by contract. Jobs catch their own panics, so nothing unwinds past the
         // restore below.
         unsafe { job.execute() };
+        trace_event!(JobEnd, job.as_ptr());
         local.cancel.set(token);
     }
 
@@ -532,6 +534,7 @@ impl<'a> Owner<'a> {
             (*(*frame).cancel.get()).write(local.cancel.get());
             self.push(JobRef::new(frame.cast::<JobHeader>()));
         }
+        trace_event!(Promote, frame);
         let registry = self.registry();
         // A beat wakes one sleeper, or as many as `beat_now` asked for: those beyond the first
         // find no job at once, and ask the busy threads for splits, which answer within a
@@ -585,7 +588,10 @@ impl<'a> Owner<'a> {
             retry = false;
             for seat in self.others() {
                 match seat.deque.steal() {
-                    Steal::Success(job) => return Some(job),
+                    Steal::Success(job) => {
+                        trace_event!(Steal, job.as_ptr(), seat.index);
+                        return Some(job);
+                    }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
@@ -626,6 +632,7 @@ impl<'a> Owner<'a> {
             registry.sleep.start_looking();
         }
         let mut idle = IdleState::in_pool(&registry.sleep);
+        trace_event!(WaitBegin);
         // Whether we slept since the last job.
         let mut woken = false;
         loop {
@@ -686,6 +693,7 @@ impl<'a> Owner<'a> {
                 }
             }
         }
+        trace_event!(WaitEnd);
         if worker {
             registry.sleep.work_found();
         }

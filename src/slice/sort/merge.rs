@@ -100,7 +100,9 @@ fn sort_recursive<T, F, L>(
     };
     if len <= this_leaf_len || len < 2 {
         poll_scheduler();
+        trace_event!(SortBegin, crate::trace::phase::LEAF_SORT, len);
         leaf_sort(v);
+        trace_event!(SortEnd, crate::trace::phase::LEAF_SORT);
         return;
     }
     let mid = len / 2;
@@ -167,7 +169,9 @@ fn par_merge<T, L>(
     // has at least 2 elements, which `len > max(merge_sequential_below, 3)` ensures.
     if len <= tuning.merge_sequential_below.max(3) || left.is_empty() || right.is_empty() {
         poll_scheduler();
+        trace_event!(SortBegin, crate::trace::phase::MERGE, dest.len());
         sequential_merge(left, right, dest, is_less);
+        trace_event!(SortEnd, crate::trace::phase::MERGE);
         return;
     }
     let (left_mid, right_mid) = if left.len() >= right.len() {

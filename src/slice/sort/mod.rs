@@ -69,12 +69,28 @@ use std::mem;
 use gather::gather_in_order;
 pub(crate) use thresholds::Tuning;
 
+/// Records the end of a sort when dropped, also on a panic (with the `trace` feature; a unit
+/// without it).
+#[inline(always)]
+fn trace_sort_end() -> impl Drop {
+    struct End;
+    impl Drop for End {
+        #[inline(always)]
+        fn drop(&mut self) {
+            trace_event!(SortEnd, crate::trace::phase::SORT);
+        }
+    }
+    End
+}
+
 /// `par_sort`: stable, natural order.
 pub(crate) fn par_sort<T: Send + Ord>(v: &mut [T]) {
     par_sort_with(v, &Tuning::DEFAULT)
 }
 
 fn par_sort_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
+    trace_event!(SortBegin, crate::trace::phase::SORT, v.len());
+    let _end = trace_sort_end();
     if v.len() < tuning.sequential_below {
         v.sort();
     } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, true, tuning) {
@@ -88,6 +104,8 @@ pub(crate) fn par_sort_unstable<T: Send + Ord>(v: &mut [T]) {
 }
 
 fn par_sort_unstable_with<T: Send + Ord>(v: &mut [T], tuning: &Tuning) {
+    trace_event!(SortBegin, crate::trace::phase::SORT, v.len());
+    let _end = trace_sort_end();
     if v.len() < tuning.sequential_below {
         v.sort_unstable();
     } else if !radix::try_radix_sort(v, tuning) && !strings::try_sort(v, false, tuning) {
@@ -114,6 +132,8 @@ fn par_sort_by_with<T: Send, F: Fn(&T, &T) -> Ordering + Sync>(
     stable: bool,
     tuning: &Tuning,
 ) {
+    trace_event!(SortBegin, crate::trace::phase::SORT, v.len());
+    let _end = trace_sort_end();
     if v.len() < tuning.sequential_below {
         if stable {
             v.sort_by(compare);

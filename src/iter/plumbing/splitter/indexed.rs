@@ -25,7 +25,9 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    trace_event!(LeafBegin);
     let folder = producer.fold_with(consumer.into_folder());
+    trace_event!(LeafEnd, n);
     let full = folder.full();
     pacer.record(n, remaining);
     (folder.complete(), full)
@@ -457,6 +459,7 @@ where
     } else {
         split_point(len, pacer.min_len)
     };
+    trace_event!(Split, len);
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
     // Each half copies the pacer when it starts: the halves capture a reference, not a copy,

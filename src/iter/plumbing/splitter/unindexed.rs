@@ -287,7 +287,9 @@ where
         scheduler::share(Share::Waking);
     }
     let start = ticks();
+    trace_event!(LeafBegin);
     let folder = producer.fold_with(consumer.into_folder());
+    trace_event!(LeafEnd, 0);
     let end = ticks();
     let spent = end.wrapping_sub(start);
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
