@@ -7,7 +7,9 @@
 //! ```
 //!
 //! Each shape runs `ROUNDS` times inside `install` on a pool of two threads (or as many as
-//! the second argument says; the counts of the busiest thread's file are the loop's): `plain`
+//! the second argument says, or in the global pool for `global`, as a guest unless it has one
+//! seat: `taskset -c 0` gives it one CPU; the counts of the busiest thread's file are the
+//! loop's): `plain`
 //! (the four calls one after the other), `tree` (`join!` of four), `chain` (`join(a, ||
 //! join(b, || join(c, d)))`), `try` (`try_join!` of four that succeed), `parmap` (an array of
 //! four closures as a parallel iterator, collected into a `Vec`), `joinall` (a recursive join
@@ -95,10 +97,18 @@ fn main() {
     let shape = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "tree".to_string());
-    let pool = blitz_par::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let total = pool.install(|| (0..ROUNDS).map(|i| round(&shape, i)).sum::<u64>());
+    let threads = std::env::args().nth(2);
+    let rounds = || (0..ROUNDS).map(|i| round(&shape, i)).sum::<u64>();
+    let total = if threads.as_deref() == Some("global") {
+        // In the global pool, as a user's first call would run (the caller a guest there).
+        blitz_par::scope(|_| rounds())
+    } else {
+        let threads = threads.map_or(2, |t| t.parse().expect("a thread count, or `global`"));
+        let pool = blitz_par::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(rounds)
+    };
     println!("{shape}: {total}");
 }

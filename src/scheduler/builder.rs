@@ -831,6 +831,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             exit_handler,
             panic_handler,
             deterministic: deterministic.unwrap_or_else(super::deterministic_from_env),
+            one_cpu: !chosen && num_threads == 1,
         };
         if config.deterministic {
             super::note_deterministic();

@@ -126,6 +126,7 @@ pub(crate) fn default_global_registry() -> Arc<Registry> {
             num_threads: num_threads.clamp(1, MAX_NUM_THREADS),
             guest_seats: if pool_threads_only { 0 } else { GUEST_SEATS },
             deterministic,
+            one_cpu: !chosen && num_threads == 1,
             ..RegistryConfig::default()
         },
         "global thread pool",

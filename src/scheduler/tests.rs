@@ -229,6 +229,72 @@ fn only_seat_records_no_frame() {
     assert_eq!(one.install(|| super::join(|| 1, || 2)), (1, 2));
 }
 
+/// A thread that runs a job taken from a queue while older frames of its own wait unpromoted
+/// (a scope's wait, or `yield_now`, inside a join's `a`) must not promote them under that
+/// job's cancel token: a cancel of the job's work would then stop the outer join's `b`, which
+/// belongs to no cancelled work, and the outer join would unwind with the private `Cancelled`
+/// payload. The job here is what a stolen `try_join` closure is (a frame carrying the call's
+/// node), and it promotes (a nested `try_join`, as a sort's `share` would) before its node is
+/// cancelled.
+#[test]
+fn a_job_run_in_a_wait_does_not_promote_older_frames_under_its_token() {
+    use super::future_slot::CancelNode;
+    use super::job::HeapJob;
+    use super::registry::Owner;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    within(
+        LIVENESS,
+        "an outer join around a job of cancelled work returned",
+        || {
+            let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            for _ in 0..50 {
+                let outcome = pool.install(|| {
+                    catch_unwind(AssertUnwindSafe(|| {
+                        super::join(
+                            || {
+                                Owner::with_current(|owner| {
+                                    let owner = owner.expect("a pool thread has a seat");
+                                    let node = CancelNode::new(owner.cancel_token());
+                                    let token = node.token();
+                                    let job = HeapJob::into_job_ref(move || {
+                                        Owner::with_current(|owner| {
+                                            let owner = owner.expect("run in a seat");
+                                            // SAFETY: the node outlives the job, which runs
+                                            // before `run_job` below returns.
+                                            unsafe {
+                                                owner.with_cancel_token(token, || {
+                                                    let _ = super::try_join(
+                                                        || Ok::<_, ()>(1),
+                                                        || Ok::<_, ()>(2),
+                                                    );
+                                                })
+                                            }
+                                        })
+                                    });
+                                    // As a scope's wait runs a job it found.
+                                    // SAFETY: a fresh job, run once.
+                                    unsafe { owner.run_job(job) };
+                                    node.cancel();
+                                    // The wait goes on: it may take the outer frame itself.
+                                    owner.yield_one(true);
+                                })
+                            },
+                            || 7,
+                        )
+                    }))
+                });
+                match outcome {
+                    Ok(((), b)) => assert_eq!(b, 7),
+                    Err(payload) => panic!(
+                        "the outer join unwound (with `Cancelled`: {})",
+                        payload.is::<super::future_slot::Cancelled>()
+                    ),
+                }
+            }
+        },
+    );
+}
+
 /// The watchdog of the liveness tests (`tests/common/watchdog.rs`) passes results and panics
 /// on, and names what did not happen.
 mod watchdog {

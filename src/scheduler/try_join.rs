@@ -370,9 +370,9 @@ where
     F: FnOnce(&TryScope<Res>) -> Option<O>,
 {
     let owner = owner.expect("`enter` gives the thread a seat");
-    // An outer frame promoted while our token is the thread's would carry it: promote them
-    // now, under the token they belong to (usually none are left unpromoted).
-    owner.promote_all();
+    // An outer frame promoted while our token is the thread's would carry it:
+    // `with_cancel_token` below promotes them first, under the token they belong to (usually
+    // none are left unpromoted).
     let scope = TryScope {
         node: CancelNode::new(owner.cancel_token()),
         failures: Mutex::new(Failures {

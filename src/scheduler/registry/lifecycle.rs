@@ -66,6 +66,11 @@ pub(crate) struct RegistryConfig {
     pub(crate) stack_size: Option<usize>,
     /// Every reduction in the pool follows the fixed tree (`ThreadPoolBuilder::deterministic`).
     pub(crate) deterministic: bool,
+    /// The pool was sized by a CPU count of one, no thread count chosen (the global pool on a
+    /// machine or container with one CPU): every seat shares that CPU, so no seat records a
+    /// join frame, as on the only seat (`README.md`, "The only seat"). Guests still run their
+    /// work in place, without the hop to the worker that a pool without guest seats makes.
+    pub(crate) one_cpu: bool,
     pub(crate) start_handler: Option<ThreadHandler>,
     pub(crate) exit_handler: Option<ThreadHandler>,
     pub(crate) panic_handler: Option<PanicHandler>,
@@ -120,7 +125,7 @@ impl Registry {
                     sleep_word: CachePadded(SleepWord::new()),
                     local: CachePadded(LocalCell(UnsafeCell::new(Local::new(
                         0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index as u64 + 1),
-                        n + guests == 1,
+                        n + guests == 1 || config.one_cpu,
                     )))),
                     terminate: CoreLatch::new(),
                     inbox: Injector::new(if index < n { 16 } else { 2 }),
@@ -450,6 +455,47 @@ mod tests {
             Ok(here),
             "the spawned job ran before spawn returned"
         );
+    }
+
+    /// A registry sized by one CPU (`one_cpu`) records no frame, on its worker nor on a guest
+    /// seat, and its joins and scopes still run everything, in order on one seat.
+    #[test]
+    fn one_cpu_records_no_frame() {
+        use crate::scheduler::registry::Owner;
+        let records = || Owner::with_current(|owner| owner.expect("in the pool").records());
+        for one_cpu in [false, true] {
+            let config = RegistryConfig {
+                num_threads: 1,
+                guest_seats: GUEST_SEATS,
+                one_cpu,
+                ..RegistryConfig::default()
+            };
+            let registry = Registry::new(config, &mut DefaultSpawn).unwrap();
+            let on_guest = registry.enter_as_guest(records);
+            assert_eq!(on_guest, !one_cpu, "one_cpu: {one_cpu}, on a guest seat");
+            let (tx, rx) = mpsc::channel();
+            registry.inject(crate::scheduler::job::HeapJob::into_job_ref(move || {
+                tx.send(records()).unwrap()
+            }));
+            assert_eq!(
+                rx.recv().unwrap(),
+                !one_cpu,
+                "one_cpu: {one_cpu}, on the worker"
+            );
+            let sum = registry.enter_as_guest(|| {
+                let mut hits = [0u32; 8];
+                crate::scope(|s| {
+                    for (i, hit) in hits.iter_mut().enumerate() {
+                        s.spawn(move |_| *hit = i as u32);
+                    }
+                });
+                let (a, b) = crate::join(|| 1, || 2);
+                a + b + hits.iter().sum::<u32>()
+            });
+            assert_eq!(sum, 3 + 28);
+            registry.terminate();
+            registry.wait_for_workers();
+        }
     }
 
     /// More callers at once than there are guest seats: the extra ones wait for a seat.

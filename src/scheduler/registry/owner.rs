@@ -212,8 +212,24 @@ impl<'a> Owner<'a> {
             }
         }
         let local = self.local();
+        self.promote_before_token_change();
         let _restore = Restore(local, local.cancel.replace(token));
         work()
+    }
+
+    /// Before this thread's token changes (a job taken from a queue, a `try_join` call's own
+    /// node): promotes the recorded frames still waiting unpromoted, under the token they were
+    /// recorded under, which is the current one. A frame takes the token its thread carries
+    /// when it is promoted, so one promoted later, inside the other work, would carry that
+    /// work's token, and a cancel of that work would stop the frame's `b` (`README.md`,
+    /// "Cancelling running work"). Frames wait unpromoted there only in a wait that runs jobs
+    /// inside a join's `a` (a scope's, `yield_now`), never in the unstolen join path.
+    #[inline]
+    fn promote_before_token_change(self) {
+        let local = self.local();
+        if local.promoted() < local.depth.get() {
+            self.promote_all();
+        }
     }
 
     /// Runs a job taken out of a queue. It runs as work of no task: a job that belongs to
@@ -225,6 +241,7 @@ impl<'a> Owner<'a> {
     #[inline]
     pub(crate) unsafe fn run_job(self, job: JobRef) {
         let local = self.local();
+        self.promote_before_token_change();
         let token = local.cancel.replace(CancelToken::NONE);
         trace_event!(JobBegin, job.as_ptr());
         // SAFETY: by contract. Jobs catch their own panics, so nothing unwinds past the
