@@ -29,12 +29,44 @@ fn sums(c: &mut Criterion) {
     group.finish();
 }
 
+/// The sequential loop of a collect into a fresh `Vec` of `capacity` items, on the terms
+/// blitz-par's collect gets from the OS: a destination of 4 MiB or more marked for transparent
+/// huge pages (`MADV_HUGEPAGE` on its whole 2 MiB pages, as `sync::advise_fill` does), so one
+/// page fault per 2 MiB instead of one per 4 KiB. Where Linux's THP mode is `madvise` (the
+/// default of many distributions), std's `collect` into 80 MB of fresh memory spends most of
+/// its time in page faults: on the 2-core VM the plain sequential map + collect took 40.8 ms
+/// against blitz-par's 5.34 on two threads, a speedup of 7.64 that was mostly the page size.
+/// The charts' sequential baseline is this one; `std-collect-4k-pages` (not charted) keeps
+/// std's plain `collect` for comparison.
+fn collect_advised<T>(capacity: usize, items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(capacity);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE_PAGE: usize = 2 << 20;
+        let bytes = capacity * std::mem::size_of::<T>();
+        let start = (out.as_mut_ptr() as usize).next_multiple_of(HUGE_PAGE);
+        let end = (out.as_mut_ptr() as usize + bytes) & !(HUGE_PAGE - 1);
+        if bytes >= 4 << 20 && start < end {
+            // SAFETY: `start..end` lies inside `out`'s allocation; the advice changes only how
+            // the kernel backs the pages, never what they hold. Failure changes nothing.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    out.extend(items);
+    out
+}
+
 fn map_collect(c: &mut Criterion) {
     let n = 10_000_000i64;
     let v: Vec<i64> = (0..n).collect();
     let mut group = c.benchmark_group("map_collect_10M");
     group.sample_size(20);
     group.bench_function("seq", |b| {
+        b.iter(|| collect_advised(v.len(), black_box(&v).iter().map(|x| x * 3 + 1)))
+    });
+    group.bench_function("std-collect-4k-pages", |b| {
         b.iter(|| {
             black_box(&v)
                 .iter()
@@ -70,7 +102,16 @@ fn filter_collect(c: &mut Criterion) {
         .collect();
     let mut group = c.benchmark_group("filter_collect_10M");
     group.sample_size(20);
+    // Room for every item, of which a third is written: the pages never written cost nothing.
     group.bench_function("seq", |b| {
+        b.iter(|| {
+            collect_advised(
+                v.len(),
+                black_box(&v).iter().copied().filter(|x| x % 3 == 0),
+            )
+        })
+    });
+    group.bench_function("std-collect-4k-pages", |b| {
         b.iter(|| {
             black_box(&v)
                 .iter()

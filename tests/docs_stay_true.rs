@@ -394,10 +394,11 @@ fn the_list_of_threads_names_every_thread_the_crate_starts() {
             }
         }
     }
-    // The pools' threads (the builder's spawn handlers, the lenient start of the global pool)
-    // and the three named ones.
+    // The pools' threads (the spawn handlers, `build_scoped`'s, the lenient start of the
+    // global pool) and the three named ones.
     let expected: BTreeSet<String> = [
         "scheduler/builder.rs",
+        "scheduler/thread.rs",
         "scheduler/registry/lifecycle.rs",
         "scheduler/watch.rs",
         "scheduler/spawn_future.rs",

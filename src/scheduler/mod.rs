@@ -21,7 +21,9 @@
 //!   `Watch`; `README.md`, "The iterators' interface"), and the public queries of the pool;
 //! - `spawn_future.rs`, `future_slot.rs`: `spawn_future`, and the lock-free slot through which
 //!   its job hands the result to the awaiting task and wakes it;
-//! - `builder.rs`: `ThreadPoolBuilder`, spawn handlers and the `ThreadBuilder` they receive;
+//! - `builder.rs`: `ThreadPoolBuilder` and its error;
+//! - `thread.rs`: the spawn handlers that start a pool's threads and the `ThreadBuilder` each
+//!   thread runs;
 //! - `global.rs`: the global pool: its registry, started on first use, the environment's thread
 //!   count, and how work started outside every pool reaches it;
 //! - `deterministic.rs`: the deterministic switch of pools and the process-wide hint;
@@ -44,6 +46,7 @@ mod scope;
 mod sleep;
 mod spawn;
 mod spawn_future;
+mod thread;
 mod try_join;
 #[cfg(not(loom))]
 mod watch;
@@ -55,7 +58,7 @@ mod tests;
 #[cfg(loom)]
 pub mod loom_models;
 
-pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
+pub use builder::{ThreadPoolBuildError, ThreadPoolBuilder};
 pub(crate) use deterministic::{deterministic_from_env, may_be_deterministic, note_deterministic};
 pub(crate) use global::deterministic_pool;
 pub(crate) use join::join_offered;
@@ -67,6 +70,7 @@ pub use pool::ThreadPool;
 pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
 pub use spawn::{broadcast, spawn, spawn_broadcast, spawn_fifo, BroadcastContext};
 pub use spawn_future::{spawn_future, SpawnFuture};
+pub use thread::ThreadBuilder;
 #[doc(hidden)]
 pub use try_join::{__try_join_kind, __try_join_scope, TryScope};
 pub use try_join::{try_join, TryJoinResult};

@@ -17,7 +17,7 @@ mod cpus;
 mod memory;
 mod sync_ptr;
 
-pub(crate) use address_space::{default_thread_stack, room_for_thread};
+pub(crate) use address_space::{default_thread_stack, room_for_thread, StartGate};
 pub(crate) use cell::UnsafeCell;
 pub(crate) use clock::{calibrate, measured, ns_in, rate, ticks, ticks_in, Rate};
 pub(crate) use cpus::cpus_allowed;

@@ -5,13 +5,13 @@
 use super::seat::{Local, LocalCell};
 use super::{has_seat, Owner, PanicHandler, Registry, Seat, ThreadHandler, CURRENT, GUEST_SEATS};
 use super::{Injector, Sleep};
-use crate::scheduler::builder::{ThreadBuilder, ThreadSpawn};
 use crate::scheduler::deque::Deque;
 use crate::scheduler::latch::CoreLatch;
 use crate::scheduler::sleep::SleepWord;
+use crate::scheduler::thread::{ThreadBuilder, ThreadSpawn};
 use crate::sync::{
     default_thread_stack, futex, room_for_thread, AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
-    CachePadded, Mutex, Ordering,
+    CachePadded, Mutex, Ordering, StartGate,
 };
 use std::cell::{RefCell, UnsafeCell};
 use std::sync::mpsc::SyncSender;
@@ -197,15 +197,21 @@ impl Registry {
         while waiting.len() < wanted {
             // Each thread waits for its `ThreadBuilder`, or exits when the sender goes.
             let (hand, take) = std::sync::mpsc::sync_channel::<ThreadBuilder>(1);
+            // Under an address-space limit, one thread at a time (`sync/address_space.rs`).
+            let (gate, opener) = StartGate::new();
             let started = room_for_thread(default_thread_stack()).and_then(|()| {
                 std::thread::Builder::new().spawn(move || {
+                    opener.open();
                     if let Ok(thread) = take.recv() {
                         thread.run();
                     }
                 })
             });
             match started {
-                Ok(handle) => waiting.push((hand, handle)),
+                Ok(handle) => {
+                    gate.wait();
+                    waiting.push((hand, handle));
+                }
                 Err(e) => {
                     failure = Some(e);
                     break;
@@ -408,7 +414,7 @@ impl Registry {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::{Registry, RegistryConfig, GUEST_SEATS};
-    use crate::scheduler::builder::DefaultSpawn;
+    use crate::scheduler::thread::DefaultSpawn;
     use crate::scheduler::{pool, spawn};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{mpsc, Arc};
