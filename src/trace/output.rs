@@ -79,8 +79,7 @@ pub(crate) fn chrome_json(trace: &Trace) -> String {
             if s.kind == SliceKind::Sleep && s.end < duration {
                 let waker = wakes.get(&s.arg).and_then(|w| {
                     w.iter()
-                        .filter(|&&(_, t)| t >= s.start && t <= s.end + 1_000)
-                        .last()
+                        .rfind(|&&(_, t)| t >= s.start && t <= s.end + 1_000)
                 });
                 if let Some(&(from, t)) = waker {
                     flow += 1;
