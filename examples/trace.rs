@@ -66,7 +66,7 @@ fn main() -> std::io::Result<()> {
         ),
     ];
     for (name, what, program) in &programs {
-        let ((), trace) = blitz_par::trace::record(|| pool.install(|| program()));
+        let ((), trace) = blitz_par::trace::record(|| pool.install(program));
         let json = dir.join(format!("{name}.json"));
         let svg = dir.join(format!("{name}.svg"));
         trace.write_chrome_json(&json)?;

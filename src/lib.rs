@@ -222,6 +222,28 @@
 //! assert_eq!(v.len(), 100_003);
 //! ```
 //!
+//! ## Seeing where the time goes
+//!
+//! With the `trace` feature, `blitz_par::trace::record(|| work)` returns `work`'s result and
+//! a `Trace` of every thread's leaves, jobs, steals, sleeps and wakes: `summary()` prints each
+//! thread's busy, idle and asleep time with a one-line verdict ("one item took 80% of the
+//! time: split it", "leaves of 40 ns: the work is too fine"), `write_chrome_json` writes a
+//! timeline for Perfetto's UI or `chrome://tracing`, and `write_svg` a picture of it.
+//! `BLITZ_TRACE=path.json` records a whole program without code. `examples/trace.rs`
+//! records three programs.
+//!
+//! ```
+//! # #[cfg(feature = "trace")] {
+//! use blitz_par::prelude::*;
+//!
+//! let v: Vec<u64> = (0..100_000).collect();
+//! let (sum, trace) = blitz_par::trace::record(|| v.par_iter().sum::<u64>());
+//! assert_eq!(sum, 4_999_950_000);
+//! println!("{}", trace.summary());
+//! trace.write_chrome_json(std::env::temp_dir().join("blitz-par-sum.json")).unwrap();
+//! # }
+//! ```
+//!
 //! # Cargo features
 //!
 //! All off by default. Each gives the crate of its name the parallel support that crate's own
@@ -232,6 +254,7 @@
 //! | `indicatif` | `progress()`, `progress_count(n)`, `progress_with(bar)` and `progress_with_style(style)` on every parallel iterator: indicatif's progress bars (module `indicatif`) |
 //! | `hashbrown` | parallel iterators, `collect`, `par_extend`, `par_drain` and the parallel methods of hashbrown's `HashMap`, `HashSet` and `HashTable` (module `hashbrown`) |
 //! | `indexmap` | indexed, order-keeping parallel iterators, `collect`, `par_extend`, `par_drain`, the parallel methods and the parallel sorts of indexmap's `IndexMap` and `IndexSet` (module `indexmap`) |
+//! | `trace` | recording where parallel time goes: [`trace::record`](trace/fn.record.html) and `BLITZ_TRACE=path.json`, written as Chrome trace-event JSON (Perfetto), an SVG timeline and a summary with a verdict (module `trace`; without the feature no tracing code is compiled in) |
 //!
 //! # Differences from rayon
 //!

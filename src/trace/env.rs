@@ -103,3 +103,27 @@ pub(crate) fn write_now() {
         Err(_) => eprintln!("blitz-par: BLITZ_TRACE: writing the trace panicked"),
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn bad_values_are_reported_clearly() {
+        assert_eq!(parse(None), Ok(None));
+        let empty = parse(Some("".into())).unwrap_err();
+        assert!(empty.contains("empty"), "{empty}");
+        let dir = std::env::temp_dir();
+        let is_dir = parse(Some(dir.clone().into_os_string())).unwrap_err();
+        assert!(is_dir.contains("is a directory"), "{is_dir}");
+        let missing = dir.join("blitz-par-no-such-dir").join("x").join("t.json");
+        let cannot = parse(Some(missing.into_os_string())).unwrap_err();
+        assert!(cannot.contains("cannot create"), "{cannot}");
+        let good = dir.join(format!("blitz-par-env-test-{}.json", std::process::id()));
+        assert_eq!(
+            parse(Some(good.clone().into_os_string())),
+            Ok(Some(good.clone()))
+        );
+        std::fs::remove_file(good).unwrap();
+    }
+}

@@ -14,6 +14,10 @@ macro_rules! trace_event {
     (@pool_built) => {
         $crate::trace::env::init()
     };
+    // A pool's worker starts (in its seat): its track shows in every trace.
+    (@worker_started) => {
+        $crate::trace::ring::worker_started()
+    };
     // A pool is dropped: the process-wide recording is written.
     (@pool_dropped) => {
         $crate::trace::env::write_now()

@@ -39,7 +39,7 @@
 
 pub(crate) mod env;
 mod output;
-mod ring;
+pub(crate) mod ring;
 mod summary;
 
 pub use summary::{Summary, ThreadSummary};

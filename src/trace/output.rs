@@ -79,8 +79,7 @@ pub(crate) fn chrome_json(trace: &Trace) -> String {
             if s.kind == SliceKind::Sleep && s.end < duration {
                 let waker = wakes.get(&s.arg).and_then(|w| {
                     w.iter()
-                        .filter(|&&(_, t)| t >= s.start && t <= s.end + 1_000)
-                        .last()
+                        .rfind(|&&(_, t)| t >= s.start && t <= s.end + 1_000)
                 });
                 if let Some(&(from, t)) = waker {
                     flow += 1;
@@ -204,6 +203,7 @@ pub(crate) fn svg(trace: &Trace) -> String {
         rows,
         escape_xml(&summary.verdict)
     );
+    let mut framed = false;
     for (row, thread) in trace.threads.iter().enumerate() {
         let y = top + row * ROW;
         let name: String = thread.name.chars().take(26).collect();
@@ -215,7 +215,8 @@ pub(crate) fn svg(trace: &Trace) -> String {
         );
         // Each pixel column shows the activity that took most of its time.
         let mut cover = vec![[0u64; 5]; WIDTH];
-        for &(s, e, a) in &timeline(&thread.events, known_until(thread, duration)).segments {
+        let line = timeline(&thread.events, known_until(thread, duration));
+        for &(s, e, a) in &line.segments {
             let first = (s as u128 * WIDTH as u128 / duration as u128) as usize;
             let last = ((e as u128 * WIDTH as u128).div_ceil(duration as u128) as usize).min(WIDTH);
             for (x, column) in cover.iter_mut().enumerate().take(last).skip(first) {
@@ -248,6 +249,32 @@ pub(crate) fn svg(trace: &Trace) -> String {
                 colour(Activity::ALL[a])
             );
             x = end;
+        }
+        // Leaves wide enough to see get a mark where they start; the longest leaf of the
+        // trace gets a frame.
+        let px = |t: u64| LABEL as f64 + t as f64 * WIDTH as f64 / duration as f64;
+        for leaf in line.slices.iter().filter(|s| s.kind == SliceKind::Leaf) {
+            let (x0, x1) = (px(leaf.start), px(leaf.end));
+            if x1 - x0 >= 4.0 {
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{x0:.1}" y="{}" width="1" height="{}" fill="white"/>"#,
+                    y + 2,
+                    ROW - 4
+                );
+            }
+            if leaf.end - leaf.start == summary.largest_leaf_ns && !framed {
+                framed = true;
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{x0:.1}" y="{}" width="{:.1}" height="{}" fill="none" stroke="black" stroke-width="1.5"><title>the longest leaf: {} items, {}</title></rect>"#,
+                    y + 1,
+                    (x1 - x0).max(1.0),
+                    ROW - 2,
+                    leaf.end_arg,
+                    human(leaf.end - leaf.start)
+                );
+            }
         }
     }
     // Time axis.

@@ -18,10 +18,14 @@
 //!   new session (having loaded its id with Acquire) cannot race with the old collection's
 //!   reads.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+// The process-wide words are std's (a loom atomic cannot be a static); a ring's own words and
+// slots go through the shim, so that the loom model checks the ring's protocol.
+use std::sync::atomic::AtomicU64 as StdAtomicU64;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use crate::sync::{AtomicBool, AtomicU64, Ordering, UnsafeCell};
 
 use super::Kind;
 use crate::sync::ticks;
@@ -39,9 +43,9 @@ pub(crate) struct RawEvent {
 }
 
 /// The id of the session now recording; 0 when none.
-static SESSION: AtomicU64 = AtomicU64::new(0);
+static SESSION: StdAtomicU64 = StdAtomicU64::new(0);
 /// The last session id handed out.
-static LAST_SESSION: AtomicU64 = AtomicU64::new(0);
+static LAST_SESSION: StdAtomicU64 = StdAtomicU64::new(0);
 /// Held by the one session that records, from its start to the end of its collection.
 static SESSION_LOCK: Mutex<()> = Mutex::new(());
 /// Every ring claimed so far, in the order they were first claimed.
@@ -59,7 +63,14 @@ pub(crate) struct Ring {
     pub(crate) index: usize,
     /// The owning thread's name, set at each claim.
     name: Mutex<String>,
-    slots: Box<[UnsafeCell<MaybeUninit<RawEvent>>]>,
+    /// Whether a pool's worker owns it: its track shows in every trace, events or none.
+    worker: AtomicBool,
+    /// How many slots the ring gets at its first event.
+    capacity: usize,
+    /// The slots, allocated by the owner at its first event (a worker claims its ring when it
+    /// starts, and costs no memory until it records). Set before the first Release store of
+    /// `state`, which a collector acquires before it looks.
+    slots: OnceLock<Box<[UnsafeCell<MaybeUninit<RawEvent>>]>>,
 }
 
 // SAFETY: the slots are written only by the owning thread and read by a collector only below
@@ -71,16 +82,16 @@ unsafe impl Send for Ring {}
 const LEN_MASK: u64 = (1 << 32) - 1;
 
 impl Ring {
-    fn new(index: usize, name: String) -> Ring {
+    fn new(index: usize, name: String, capacity: usize) -> Ring {
         Ring {
             state: AtomicU64::new(0),
             drops: AtomicU64::new(0),
             owned: AtomicBool::new(true),
             index,
             name: Mutex::new(name),
-            slots: (0..RING_EVENTS)
-                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
-                .collect(),
+            worker: AtomicBool::new(false),
+            capacity,
+            slots: OnceLock::new(),
         }
     }
 
@@ -92,14 +103,19 @@ impl Ring {
             len = 0;
             self.drops.store(0, Ordering::Relaxed);
         }
-        if len == RING_EVENTS {
+        let slots = self.slots.get_or_init(|| {
+            (0..self.capacity)
+                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
+                .collect()
+        });
+        if len == slots.len() {
             self.drops
                 .store(self.drops.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
             // Published with the state below, unchanged.
         } else {
             // SAFETY: only the owner writes slots, and no collector reads slot `len` or above
             // of this session (module docs); the previous session's collector is done.
-            unsafe { (*self.slots[len].get()).write(event) };
+            slots[len].with_mut(|slot| unsafe { (*slot).write(event) });
             len += 1;
         }
         self.state
@@ -113,12 +129,15 @@ impl Ring {
             return (Vec::new(), 0);
         }
         let len = (state & LEN_MASK) as usize;
-        let events = self.slots[..len]
+        let Some(slots) = self.slots.get() else {
+            return (Vec::new(), 0);
+        };
+        let events = slots[..len]
             .iter()
             // SAFETY: slots below the published length were written before its Release
             // store, which our Acquire load saw; the owner does not write them again in this
             // session.
-            .map(|slot| unsafe { (*slot.get()).assume_init() })
+            .map(|slot| slot.with(|slot| unsafe { (*slot).assume_init() }))
             .collect();
         (events, self.drops.load(Ordering::Relaxed))
     }
@@ -144,7 +163,7 @@ impl Drop for Claim {
 }
 
 std::thread_local! {
-    static CLAIM: UnsafeCell<Option<Claim>> = const { UnsafeCell::new(None) };
+    static CLAIM: std::cell::UnsafeCell<Option<Claim>> = const { std::cell::UnsafeCell::new(None) };
     /// Set while this thread runs `record`'s closure: a nested `record` records a window of
     /// the session instead of starting one.
     static RECORDING_HERE: Cell<bool> = const { Cell::new(false) };
@@ -174,14 +193,34 @@ pub(crate) fn emit_slow(session: u64, kind: Kind, a: u64, b: u64) {
     });
 }
 
-/// Claims a ring for the calling thread: one a thread that exited left, whose events no
-/// session collecting now needs, or a new one.
-fn claim_ring() -> Arc<Ring> {
-    let name = std::thread::current()
+/// A pool's worker starts: it claims its ring now, so that its track shows in a trace even
+/// if it records nothing (asleep, or looking for work, all along).
+pub(crate) fn worker_started() {
+    let _ = CLAIM.try_with(|claim| {
+        // SAFETY: the cell is this thread's own and not borrowed across this call.
+        let claim = unsafe { &mut *claim.get() };
+        let ring = match claim {
+            Some(Claim(ring)) => ring,
+            None => &claim.insert(Claim(claim_ring())).0,
+        };
+        *lock(&ring.name) = thread_name();
+        ring.worker.store(true, Ordering::Relaxed);
+    });
+}
+
+/// The calling thread's name, or its seat's, or its id.
+fn thread_name() -> String {
+    std::thread::current()
         .name()
         .map(str::to_owned)
         .or_else(|| crate::current_thread_index().map(|i| format!("worker {i}")))
-        .unwrap_or_else(|| format!("{:?}", std::thread::current().id()));
+        .unwrap_or_else(|| format!("{:?}", std::thread::current().id()))
+}
+
+/// Claims a ring for the calling thread: one a thread that exited left, whose events no
+/// session collecting now needs, or a new one.
+fn claim_ring() -> Arc<Ring> {
+    let name = thread_name();
     let session = SESSION.load(Ordering::Acquire);
     let mut rings = lock(&RINGS);
     for ring in rings.iter() {
@@ -189,11 +228,12 @@ fn claim_ring() -> Arc<Ring> {
             && ring.state.load(Ordering::Relaxed) >> 32 != session
         {
             ring.owned.store(true, Ordering::Relaxed);
+            ring.worker.store(false, Ordering::Relaxed);
             *lock(&ring.name) = name;
             return ring.clone();
         }
     }
-    let ring = Arc::new(Ring::new(rings.len(), name));
+    let ring = Arc::new(Ring::new(rings.len(), name, RING_EVENTS));
     rings.push(ring.clone());
     ring
 }
@@ -216,7 +256,10 @@ fn collect(session: u64) -> Collected {
         .iter()
         .filter_map(|ring| {
             let (events, drops) = ring.collect(session);
-            (!events.is_empty() || drops > 0).then(|| (ring.index, ring.name(), events, drops))
+            let live_worker =
+                ring.worker.load(Ordering::Relaxed) && ring.owned.load(Ordering::Relaxed);
+            (!events.is_empty() || drops > 0 || live_worker)
+                .then(|| (ring.index, ring.name(), events, drops))
         })
         .collect();
     Collected { threads }
@@ -311,4 +354,75 @@ pub(crate) fn collect_process_wide(id: u64) -> Collected {
 /// The process-wide session's id, 0 if none.
 fn process_session() -> u64 {
     super::env::session_id()
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn event(a: u64) -> RawEvent {
+        RawEvent {
+            ticks: a,
+            a,
+            b: 0,
+            kind: Kind::Split,
+        }
+    }
+
+    #[test]
+    fn a_full_ring_drops_the_newest_and_counts_them() {
+        let ring = Ring::new(0, "t".into(), 4);
+        for a in 0..7 {
+            ring.push(1, event(a));
+        }
+        let (events, drops) = ring.collect(1);
+        assert_eq!(events.iter().map(|e| e.a).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(drops, 3);
+        // Another session's collector sees nothing of this one.
+        assert_eq!(ring.collect(2).0.len(), 0);
+        // A new session starts the ring over, drops included.
+        ring.push(2, event(9));
+        let (events, drops) = ring.collect(2);
+        assert_eq!((events.len(), events[0].a, drops), (1, 9, 0));
+        assert_eq!(ring.collect(1).0.len(), 0);
+    }
+}
+
+/// The ring's protocol under loom: a collector running beside the writer sees a prefix of
+/// the events, each whole, and the drops of its session only.
+#[cfg(all(test, loom))]
+mod loom_model {
+    use super::*;
+    use loom::sync::Arc;
+
+    #[test]
+    fn collector_beside_writer_sees_whole_events() {
+        loom::model(|| {
+            let ring = Arc::new(Ring::new(0, "t".into(), 2));
+            let writer = {
+                let ring = ring.clone();
+                loom::thread::spawn(move || {
+                    for a in 1..=3 {
+                        ring.push(
+                            1,
+                            RawEvent {
+                                ticks: a,
+                                a,
+                                b: a,
+                                kind: Kind::Split,
+                            },
+                        );
+                    }
+                })
+            };
+            let (events, drops) = ring.collect(1);
+            for (i, e) in events.iter().enumerate() {
+                assert_eq!((e.a, e.b), (i as u64 + 1, i as u64 + 1));
+            }
+            assert!(events.len() <= 2 && drops <= 1);
+            writer.join().unwrap();
+            let (events, drops) = ring.collect(1);
+            assert_eq!((events.len(), drops), (2, 1));
+        });
+    }
 }

@@ -260,6 +260,7 @@ impl Registry {
         let seat = &self.seats[index];
         // Worker `index` has one thread, this one, for the rest of this function.
         CURRENT.with(|c| c.set(seat));
+        trace_event!(@worker_started);
         if let Some(handler) = &self.start_handler {
             self.catch_handler(|| handler(index));
         }
