@@ -5,7 +5,9 @@
 //!   in every process);
 //! - the same over a 16,777,215-node tree, plus two plain threads splitting it at the root
 //!   (the best any library can do on 2 cores);
-//! - fib(27) with a join at every call;
+//! - the 16.7M-node tree read as a 4-ary one: `join!` of four against nested pairwise joins;
+//! - a 16.7M-node tree boxed node by node (a user's tree), from outside every pool;
+//! - fib(27) and fib(30) with a join at every call;
 //! - the entry points called from a thread outside the pools, back to back: `install`,
 //!   `join`, a `scope` of 10 spawns, `broadcast` (each wakes or reaches the pool's threads).
 //!
@@ -50,6 +52,15 @@ fn trees(c: &mut Criterion) {
             });
         }
         if layers > 20 {
+            // `join!` of four over the tree read as a 4-ary one, against nested pairwise joins.
+            group.bench_function(BenchmarkId::new("join4-nested", nodes), |b| {
+                b.iter(|| assert_eq!(tree::sum4_nested(black_box(tree)), nodes))
+            });
+            group.bench_function(BenchmarkId::new("join4-join!", nodes), |b| {
+                b.iter(|| assert_eq!(tree::sum4_join_many(black_box(tree)), nodes))
+            });
+        }
+        if layers > 20 {
             // The machine's own limit for two cores: two plain threads, one per subtree of the
             // root, no scheduler at all. On 2 cores no fork-join library can beat this.
             group.bench_function(BenchmarkId::new("two-threads", nodes), |b| {
@@ -60,25 +71,55 @@ fn trees(c: &mut Criterion) {
     }
 }
 
-fn fib(c: &mut Criterion) {
+/// A 16.7M-node tree boxed node by node, as a user's tree is, summed from the bench's thread
+/// (outside every pool, as a new user calls it).
+fn boxed_tree(c: &mut Criterion) {
     let chili_pool = chili::ThreadPool::new();
-    let n = 27;
-    let expected = fib_seq(n);
-    let mut group = c.benchmark_group("fib_27");
+    let t = tree::build_boxed(24);
+    let nodes = (1u64 << 24) - 1;
+    let mut group = c.benchmark_group("boxed_tree_sum_16777215");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(8));
     group.bench_function("sequential", |b| {
-        b.iter(|| assert_eq!(fib_seq(black_box(n)), expected))
+        b.iter(|| assert_eq!(tree::sum_boxed_seq(black_box(&t)), nodes))
     });
     group.bench_function("blitz-par", |b| {
-        b.iter(|| assert_eq!(fib_blitz(black_box(n)), expected))
+        b.iter(|| assert_eq!(tree::sum_boxed_blitz(black_box(&t)), nodes))
     });
     group.bench_function("rayon", |b| {
-        b.iter(|| assert_eq!(fib_rayon(black_box(n)), expected))
+        b.iter(|| assert_eq!(tree::sum_boxed_rayon(black_box(&t)), nodes))
     });
     let mut scope = chili_pool.scope();
     group.bench_function("chili", |b| {
-        b.iter(|| assert_eq!(fib_chili(black_box(n), &mut scope), expected))
+        b.iter(|| assert_eq!(tree::sum_boxed_chili(black_box(&t), &mut scope), nodes))
     });
     group.finish();
+}
+
+fn fib(c: &mut Criterion) {
+    let chili_pool = chili::ThreadPool::new();
+    for n in [27, 30] {
+        let expected = fib_seq(n);
+        let mut group = c.benchmark_group(format!("fib_{n}"));
+        if n > 27 {
+            group.sample_size(10);
+        }
+        group.bench_function("sequential", |b| {
+            b.iter(|| assert_eq!(fib_seq(black_box(n)), expected))
+        });
+        group.bench_function("blitz-par", |b| {
+            b.iter(|| assert_eq!(fib_blitz(black_box(n)), expected))
+        });
+        group.bench_function("rayon", |b| {
+            b.iter(|| assert_eq!(fib_rayon(black_box(n)), expected))
+        });
+        let mut scope = chili_pool.scope();
+        group.bench_function("chili", |b| {
+            b.iter(|| assert_eq!(fib_chili(black_box(n), &mut scope), expected))
+        });
+        group.finish();
+    }
 }
 
 fn entry_points(c: &mut Criterion) {
@@ -138,5 +179,5 @@ fn entry_points(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, trees, fib, entry_points);
+criterion_group!(benches, trees, boxed_tree, fib, entry_points);
 criterion_main!(benches);

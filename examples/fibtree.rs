@@ -7,6 +7,10 @@
 //! one from a pool thread (entering a pool from outside is `benches/outside.rs`'s). Prints
 //! the best of several runs and the ratio to the sequential recursion.
 //!
+//! Also: fib(30); the 16.7M-node tree read as a 4-ary one, `join!` of four against nested
+//! `join`s; and a 16.7M-node tree boxed node by node, summed from outside every pool as a new
+//! user would (no wrapper).
+//!
 //! `cargo run --release --example fibtree` (pools use `BLITZ_NUM_THREADS`,
 //! `RAYON_NUM_THREADS` and the CPUs the process may use, so `taskset -c 0` gives one core).
 //! An argument limits the run to the rows whose name contains it (`fibtree 16.7M`).
@@ -58,28 +62,47 @@ fn main() {
             rayon / seq
         );
     };
-    if "fib(27)".contains(filter.as_str()) {
+    for (name, arg, reps) in [("fib(27)", 27, 20), ("fib(30)", 30, 5)] {
+        if !name.contains(filter.as_str()) {
+            continue;
+        }
         // `black_box` in each run: a pure call on a loop-invariant argument would be hoisted
         // out of the timed loop.
-        let n = || std::hint::black_box(27);
+        let n = || std::hint::black_box(arg);
         let want = fib_seq(n());
-        let seq = best(20, || assert_eq!(fib_seq(n()), want));
-        let blitz = in_blitz(|| best(20, || assert_eq!(fib_blitz(n()), want)));
-        let chili = best(20, || assert_eq!(fib_chili(n(), &mut scope), want));
-        let rayon = in_rayon(|| best(20, || assert_eq!(fib_rayon(n()), want)));
-        row("fib(27)", seq, blitz, chili, rayon, None);
+        let seq = best(reps, || assert_eq!(fib_seq(n()), want));
+        let blitz = in_blitz(|| best(reps, || assert_eq!(fib_blitz(n()), want)));
+        let chili = best(reps, || assert_eq!(fib_chili(n(), &mut scope), want));
+        let rayon = in_rayon(|| best(reps, || assert_eq!(fib_rayon(n()), want)));
+        row(name, seq, blitz, chili, rayon, None);
     }
     for (name, layers, reps) in [
         ("tree 1023", 10, 2000),
         ("tree 1M", 20, 20),
         ("tree 16.7M", 24, 5),
     ] {
-        if !name.contains(filter.as_str()) {
+        let tree_row = name.contains(filter.as_str());
+        let join4_row = layers == 24 && "join4 16.7M".contains(filter.as_str());
+        if !tree_row && !join4_row {
             continue;
         }
         let mut slots = tree::storage(layers);
         let t = std::hint::black_box(tree::build(&mut slots));
         let want = (1u64 << layers) - 1;
+        if join4_row {
+            // `join!` of four over the tree read as a 4-ary one, against the nested pairwise
+            // joins users write without it.
+            let nested = in_blitz(|| best(reps, || assert_eq!(tree::sum4_nested(t), want)));
+            let many = in_blitz(|| best(reps, || assert_eq!(tree::sum4_join_many(t), want)));
+            println!(
+                "{:>12}  nested joins {nested:9.1} us  join! of 4 {many:9.1} ({:.2}x)",
+                "join4 16.7M",
+                many / nested
+            );
+        }
+        if !tree_row {
+            continue;
+        }
         let seq = best(reps, || assert_eq!(sum_seq(t), want));
         let blitz = in_blitz(|| best(reps, || assert_eq!(sum_blitz(t), want)));
         let chili = best(reps, || assert_eq!(sum_chili(t, &mut scope), want));
@@ -93,5 +116,18 @@ fn main() {
         let two = (cpus > 1 && layers > 10)
             .then(|| best(reps, || assert_eq!(tree::sum_two_threads(t), want)));
         row(name, seq, blitz, chili, rayon, two);
+    }
+    if "boxed 16.7M".contains(filter.as_str()) {
+        // A tree boxed node by node, called as a new user would (from outside every pool, no
+        // wrapper): the allocator's layout, so compare within this row only.
+        let t = tree::build_boxed(24);
+        let t = std::hint::black_box(&*t);
+        let want = (1u64 << 24) - 1;
+        let seq = best(5, || assert_eq!(tree::sum_boxed_seq(t), want));
+        let blitz = best(5, || assert_eq!(tree::sum_boxed_blitz(t), want));
+        let chili = best(5, || assert_eq!(tree::sum_boxed_chili(t, &mut scope), want));
+        let rayon = best(5, || assert_eq!(tree::sum_boxed_rayon(t), want));
+        let seq = seq.min(best(5, || assert_eq!(tree::sum_boxed_seq(t), want)));
+        row("boxed 16.7M", seq, blitz, chili, rayon, None);
     }
 }

@@ -14,7 +14,9 @@
 //! join(b, || join(c, d)))`), `try` (`try_join!` of four that succeed), `parmap` (an array of
 //! four closures as a parallel iterator, collected into a `Vec`), `joinall` (a recursive join
 //! over the same closures, written into a `Vec`) and `joinall_fn` (`blitz_par::join_all`).
-//! Subtract `plain` and divide by `ROUNDS`.
+//! Subtract `plain` and divide by `ROUNDS`. `treesum_seq` and `treesum_join` sum a 1,023-node
+//! tree in one round of 100 (plain recursion, and a join at every node): the cost per node of
+//! a join against a call.
 
 use blitz_par::prelude::*;
 use std::hint::black_box;
@@ -40,8 +42,28 @@ fn join_all<F: FnOnce() -> u64 + Send>(fs: &mut [Option<F>], out: &mut [MaybeUni
     blitz_par::join(|| join_all(fl, ol), || join_all(fr, or));
 }
 
+#[path = "../benches/common/tree.rs"]
+mod tree;
+
+/// A 1,023-node tree in one allocation (`benches/common/tree.rs`), built once.
+fn small_tree() -> &'static tree::Node<'static> {
+    static TREE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let addr = *TREE.get_or_init(|| {
+        let slots = Box::leak(tree::storage(10).into_boxed_slice());
+        tree::build(slots) as *const tree::Node<'static> as usize
+    });
+    // SAFETY: the tree was leaked, so it lives for the rest of the process, and is never
+    // written again.
+    unsafe { &*(addr as *const tree::Node<'static>) }
+}
+
 fn round(shape: &str, i: u64) -> u64 {
     match shape {
+        // One round in 100 sums the tree: instructions per node are the total's divided by
+        // 1,023 * ROUNDS / 100.
+        "treesum_seq" if i % 100 == 0 => tree::sum_seq(black_box(small_tree())),
+        "treesum_join" if i % 100 == 0 => tree::sum_blitz(black_box(small_tree())),
+        "treesum_seq" | "treesum_join" => 0,
         "plain" => work(i) + work(i + 1) + work(i + 2) + work(i + 3),
         "tree" => {
             let (a, b, c, d) =
@@ -88,7 +110,10 @@ fn round(shape: &str, i: u64) -> u64 {
             v.iter().sum()
         }
         other => {
-            panic!("unknown shape {other}: plain, tree, chain, try, parmap, joinall, joinall_fn")
+            panic!(
+                "unknown shape {other}: plain, tree, chain, try, parmap, joinall, joinall_fn, \
+                 treesum_seq, treesum_join"
+            )
         }
     }
 }

@@ -88,3 +88,94 @@ pub fn sum_two_threads(n: &Node) -> u64 {
         n.val + left + right.join().unwrap()
     })
 }
+
+/// A node of a tree boxed node by node, as a user's tree would be: wherever the allocator
+/// puts each node (see the module's note on why the other benches avoid this layout).
+pub struct BoxNode {
+    pub val: u64,
+    pub left: Option<Box<BoxNode>>,
+    pub right: Option<Box<BoxNode>>,
+}
+
+/// A boxed tree of `layers` layers, every `val` 1, each node allocated on its own, parents
+/// before children (preorder), as a recursive builder would.
+pub fn build_boxed(layers: u32) -> Box<BoxNode> {
+    let (left, right) = if layers > 1 {
+        (Some(build_boxed(layers - 1)), Some(build_boxed(layers - 1)))
+    } else {
+        (None, None)
+    };
+    Box::new(BoxNode {
+        val: 1,
+        left,
+        right,
+    })
+}
+
+pub fn sum_boxed_seq(n: &BoxNode) -> u64 {
+    n.val + n.left.as_deref().map_or(0, sum_boxed_seq) + n.right.as_deref().map_or(0, sum_boxed_seq)
+}
+
+pub fn sum_boxed_blitz(n: &BoxNode) -> u64 {
+    let (l, r) = blitz_par::join(
+        || n.left.as_deref().map_or(0, sum_boxed_blitz),
+        || n.right.as_deref().map_or(0, sum_boxed_blitz),
+    );
+    n.val + l + r
+}
+
+pub fn sum_boxed_rayon(n: &BoxNode) -> u64 {
+    let (l, r) = rayon::join(
+        || n.left.as_deref().map_or(0, sum_boxed_rayon),
+        || n.right.as_deref().map_or(0, sum_boxed_rayon),
+    );
+    n.val + l + r
+}
+
+/// Left subtree first: chili's `join` runs its second closure first.
+pub fn sum_boxed_chili(n: &BoxNode, s: &mut chili::Scope<'_>) -> u64 {
+    let (r, l) = s.join(
+        |s| n.right.as_deref().map_or(0, |n| sum_boxed_chili(n, s)),
+        |s| n.left.as_deref().map_or(0, |n| sum_boxed_chili(n, s)),
+    );
+    n.val + l + r
+}
+
+/// The two children of an inner node of a full tree.
+fn children<'a>(n: &Node<'a>) -> (&'a Node<'a>, &'a Node<'a>) {
+    (n.left.expect("full tree"), n.right.expect("full tree"))
+}
+
+/// The binary tree read as a 4-ary one (a node, its two children, and their four children as
+/// its subtrees), summed with one `join!` of four per 4-ary node.
+pub fn sum4_join_many(n: &Node) -> u64 {
+    match (n.left, n.right) {
+        (Some(l), Some(r)) if l.left.is_some() => {
+            let ((a, b), (c, d)) = (children(l), children(r));
+            let (a, b, c, d) = blitz_par::join!(
+                || sum4_join_many(a),
+                || sum4_join_many(b),
+                || sum4_join_many(c),
+                || sum4_join_many(d)
+            );
+            n.val + l.val + r.val + a + b + c + d
+        }
+        _ => sum_seq(n),
+    }
+}
+
+/// [`sum4_join_many`] with the four subtrees joined by nested pairwise joins, as users write
+/// it without `join!`.
+pub fn sum4_nested(n: &Node) -> u64 {
+    match (n.left, n.right) {
+        (Some(l), Some(r)) if l.left.is_some() => {
+            let ((a, b), (c, d)) = (children(l), children(r));
+            let ((a, b), (c, d)) = blitz_par::join(
+                || blitz_par::join(|| sum4_nested(a), || sum4_nested(b)),
+                || blitz_par::join(|| sum4_nested(c), || sum4_nested(d)),
+            );
+            n.val + l.val + r.val + a + b + c + d
+        }
+        _ => sum_seq(n),
+    }
+}

@@ -247,7 +247,7 @@ where
     // SAFETY: `execute_frame::<B, RB>` runs this frame's type; the frame stays here until
     // `close` below, or `a_panicked`'s, and a promoted frame until `join_promoted` has popped
     // it back or seen its latch set. Frames recorded inside `a` are closed before it returns
-    // or unwinds out of it.
+    // or unwinds out of it. Our caller found `records` true just now.
     let recorded = unsafe { owner.record((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>()) };
     if poll_cancelled::<OFFERED>(owner) {
         // The work is cancelled (`spawn_future`): neither closure runs.

@@ -25,7 +25,10 @@ use crate::scheduler::job::{JobHeader, JobRef};
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::{IdleState, Sleep, ROUNDS_UNTIL_SLEEPING, ROUNDS_UNTIL_SLEEPY};
 use crate::sync::{ticks, ticks_in, Ordering};
-use crate::tuning::{HEARTBEAT_NS, JOINS_PER_CLOCK_READ, PROVEN_BEAT_NS, SPLIT_CHECK_WEIGHT};
+use crate::tuning::{
+    HEARTBEAT_NS, JOINS_PER_CLOCK_READ, MAX_FRAMES, PROVEN_BEAT_NS, RECORD_WINDOW,
+    SPLIT_CHECK_WEIGHT,
+};
 use std::marker::PhantomData;
 
 /// What the driver tells [`poll`] of the clock.
@@ -271,13 +274,18 @@ impl<'a> Owner<'a> {
     /// alive and in place until the returned [`Recorded`] has been given to
     /// [`close`](Self::close) and, if `close` said it was promoted, until its job was popped
     /// back or its latch set. Frames are closed in the reverse order of their recording.
+    /// [`records`](Self::records) said yes just before, with nothing recorded or closed since.
     #[inline(always)]
     pub(crate) unsafe fn record(self, frame: *const FrameHead) -> Recorded {
+        const { assert!(RECORD_WINDOW <= MAX_FRAMES) };
         let local = self.local();
         let depth = local.depth.get();
         debug_assert!(depth < local.record_below.get());
-        // `depth < record_below <= MAX_FRAMES`, so the index is in bounds.
-        local.frames[depth].set(frame);
+        // SAFETY: `records` said `depth < record_below` (contract), and `record_below` is at
+        // most `MAX_FRAMES` (`set_promoted` caps it; it starts at `RECORD_WINDOW` or 0, checked
+        // above), so the index is in bounds. Unchecked: the bounds check was two of the
+        // recorded join's instructions (`examples/join_shapes`).
+        unsafe { local.frames.get_unchecked(depth) }.set(frame);
         local.depth.set(depth + 1);
         Recorded { depth }
     }
