@@ -15,7 +15,6 @@ use blitz_par::prelude::*;
 use criterion::{BatchSize, Criterion};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use rayon::prelude::{IntoParallelRefIterator as _, ParallelIterator as RayonIterator};
 use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
 use std::time::Instant;
@@ -77,8 +76,9 @@ fn std_counts(v: &[u64]) -> HashMap<u64, usize> {
 
 /// rayon's idiom: a `HashMap` per fold, merged pairwise by hand.
 fn rayon_counts(v: &[u64]) -> HashMap<u64, usize> {
-    v.par_iter()
-        .fold(HashMap::new, |mut map, &x| {
+    use rayon::prelude::*;
+    rayon::iter::IntoParallelRefIterator::par_iter(v)
+        .fold(HashMap::new, |mut map: HashMap<u64, usize>, &x| {
             *map.entry(x).or_insert(0) += 1;
             map
         })

@@ -783,7 +783,7 @@ mod shuffle {
             let mut one = [5];
             one.par_shuffle(&mut rng);
             assert_eq!(one, [5]);
-            let mut units = vec![(); 100_000];
+            let mut units = [(); 100_000];
             units.par_shuffle(&mut rng);
             assert_eq!(units.len(), 100_000);
             let mut strings: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
