@@ -206,6 +206,28 @@
 //!   [`minmax`](iter::ParallelIterator::minmax) (`_by`, `_by_key`) returning itertools'
 //!   [`MinMaxResult`](iter::MinMaxResult) shape with its ties (the first smallest, the last
 //!   largest).
+//! - Grouping, as itertools: [`into_group_map`](iter::ParallelIterator::into_group_map)
+//!   (`_by`) into a `HashMap` of `Vec`s in input order, and
+//!   [`into_grouping_map`](iter::ParallelIterator::into_grouping_map) (`_by`), a
+//!   [`GroupingMap`](iter::GroupingMap) that folds every group (`fold`, `aggregate`, `reduce`,
+//!   `collect`, `sum`, `product`, `min*`, `max*`, `minmax*`); [`unique`](iter::ParallelIterator::unique)
+//!   (`_by`) keeps the first of each item in input order. They deal the items into hash
+//!   shards, build every shard's table on its own thread, and move the shards into one
+//!   `HashMap`.
+//! - With the `rand` feature, [`par_shuffle`](slice::ParallelSliceMut::par_shuffle): a
+//!   uniform permutation from a seed drawn from a `rand` RNG, the same on any number of
+//!   threads.
+//!
+//! ```
+//! use blitz_par::prelude::*;
+//! let words = ["apple", "bob", "avocado", "cat", "banana", "apple"];
+//! let by_letter = words.par_iter().copied().into_group_map_by(|w| w.as_bytes()[0]);
+//! assert_eq!(by_letter[&b'a'], ["apple", "avocado", "apple"]);
+//! let total_len = words.par_iter().into_grouping_map_by(|w| w.len() > 3).fold(0, |n, _, w| n + w.len());
+//! assert_eq!(total_len[&false], 6);
+//! let distinct: Vec<_> = words.par_iter().unique().collect();
+//! assert_eq!(distinct, [&"apple", &"bob", &"avocado", &"cat", &"banana"]);
+//! ```
 //!
 //! ```
 //! use blitz_par::iter::MinMaxResult;

@@ -436,3 +436,361 @@ fn counts_by_panicking_key_drops_each_once() {
         assert_eq!(drops.load(Ordering::Relaxed), len);
     }
 }
+
+mod grouping_maps {
+    //! The group maps, the grouping map and `unique` against itertools.
+
+    use super::*;
+    use itertools::Itertools;
+    use std::collections::{BTreeSet, HashMap};
+
+    /// Quickcheck's short vectors grown long enough for the parallel paths, as `(key, position)`
+    /// pairs: the position tells equal values apart, so order and ties are checked.
+    fn keyed(v: &[u16], len: u32, modulus: u16) -> Vec<(u16, u32)> {
+        let modulus = modulus.max(1);
+        grow(v, len as usize % 20_000)
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x % modulus, i as u32))
+            .collect()
+    }
+
+    quickcheck! {
+        fn group_maps_agree_with_itertools(v: Vec<u16>, len: u32, modulus: u16) -> bool {
+            let input = keyed(&v, len, modulus);
+            let group_map = input.iter().copied().into_group_map();
+            let by = input.iter().copied().into_group_map_by(|x| x.0 / 3);
+            in_every_pool(|| {
+                input.par_iter().copied().into_group_map() == group_map
+                    && input.par_iter().copied().into_group_map_by(|x| x.0 / 3) == by
+            })
+        }
+
+        fn grouping_map_agrees_with_itertools(v: Vec<u16>, len: u32, modulus: u16) -> bool {
+            let input = keyed(&v, len, modulus);
+            let seq = || input.iter().copied().into_grouping_map();
+            let par = || input.par_iter().copied().into_grouping_map();
+            let fold = seq().fold(0u64, |acc, _, v| acc.wrapping_mul(31).wrapping_add(u64::from(v)));
+            let fold_with = seq().fold_with(|&k, _| u64::from(k), |acc, _, v| acc * 3 % 1_000_003 + u64::from(v));
+            let aggregate = seq().aggregate(|acc, _, v| match acc.unwrap_or(0) + v % 7 {
+                s if s % 5 == 0 => None,
+                s => Some(s),
+            });
+            let reduce = seq().reduce(|acc, _, v| acc.wrapping_mul(7) ^ v);
+            let collect = seq().collect::<Vec<_>>();
+            let set = seq().collect::<BTreeSet<_>>();
+            let sum = input.iter().map(|&(k, v)| (k, u64::from(v))).into_grouping_map().sum();
+            let product = input.iter().map(|&(k, v)| (k, std::num::Wrapping(u64::from(v % 3) + 1))).into_grouping_map().product();
+            let mod10 = |_: &u16, v: &u32| v % 10;
+            let (min, max) = (seq().min(), seq().max());
+            let (min_k, max_k) = (seq().min_by_key(mod10), seq().max_by_key(mod10));
+            let (min_b, max_b) = (
+                seq().min_by(|_, a, b| (a % 10).cmp(&(b % 10))),
+                seq().max_by(|_, a, b| (a % 10).cmp(&(b % 10))),
+            );
+            let minmax = seq().minmax_by_key(mod10);
+            let minmax_plain = seq().minmax();
+            let minmax_by = seq().minmax_by(|_, a, b| (a % 10).cmp(&(b % 10)));
+            in_every_pool(|| {
+                par().fold(0u64, |acc, _, v| acc.wrapping_mul(31).wrapping_add(u64::from(v))) == fold
+                    && par().fold_with(|&k, _| u64::from(k), |acc, _, v| acc * 3 % 1_000_003 + u64::from(v)) == fold_with
+                    && par().aggregate(|acc, _, v| match acc.unwrap_or(0) + v % 7 {
+                        s if s % 5 == 0 => None,
+                        s => Some(s),
+                    }) == aggregate
+                    && par().reduce(|acc, _, v| acc.wrapping_mul(7) ^ v) == reduce
+                    && par().collect::<Vec<_>>() == collect
+                    && par().collect::<BTreeSet<_>>() == set
+                    && input.par_iter().map(|&(k, v)| (k, u64::from(v))).into_grouping_map().sum() == sum
+                    && input.par_iter().map(|&(k, v)| (k, std::num::Wrapping(u64::from(v % 3) + 1))).into_grouping_map().product() == product
+                    && par().min() == min
+                    && par().max() == max
+                    && par().min_by_key(mod10) == min_k
+                    && par().max_by_key(mod10) == max_k
+                    && par().min_by(|_, a, b| (a % 10).cmp(&(b % 10))) == min_b
+                    && par().max_by(|_, a, b| (a % 10).cmp(&(b % 10))) == max_b
+                    && same_minmax(&par().minmax_by_key(mod10), &minmax)
+                    && same_minmax(&par().minmax(), &minmax_plain)
+                    && same_minmax(&par().minmax_by(|_, a, b| (a % 10).cmp(&(b % 10))), &minmax_by)
+            })
+        }
+
+        fn unique_agrees_with_itertools(v: Vec<u16>, len: u32, modulus: u16) -> bool {
+            let modulus = modulus.max(1);
+            let input: Vec<u16> = grow(&v, len as usize % 30_000).iter().map(|x| x % modulus).collect();
+            let unique: Vec<u16> = input.iter().copied().unique().collect();
+            let by: Vec<(usize, u16)> = input.iter().copied().enumerate().unique_by(|x| x.1 / 5).collect();
+            in_every_pool(|| {
+                input.par_iter().copied().unique().collect::<Vec<_>>() == unique
+                    && input.par_iter().copied().enumerate().unique_by(|x| x.1 / 5).collect::<Vec<_>>() == by
+            })
+        }
+    }
+
+    /// Whether two maps of itertools' and our `MinMaxResult` hold the same values.
+    fn same_minmax<V: PartialEq + Copy>(
+        ours: &HashMap<u16, MinMaxResult<V>>,
+        theirs: &HashMap<u16, itertools::MinMaxResult<V>>,
+    ) -> bool {
+        ours.len() == theirs.len()
+            && theirs.iter().all(|(k, t)| {
+                let t = match *t {
+                    itertools::MinMaxResult::NoElements => MinMaxResult::NoElements,
+                    itertools::MinMaxResult::OneElement(x) => MinMaxResult::OneElement(x),
+                    itertools::MinMaxResult::MinMax(a, b) => MinMaxResult::MinMax(a, b),
+                };
+                ours.get(k) == Some(&t)
+            })
+    }
+
+    #[test]
+    fn edge_cases() {
+        in_every_pool(|| {
+            let empty: Vec<(u8, u8)> = Vec::new();
+            assert!(empty.par_iter().copied().into_group_map().is_empty());
+            assert!(empty
+                .par_iter()
+                .copied()
+                .into_grouping_map()
+                .sum()
+                .is_empty());
+            assert_eq!(empty.par_iter().unique().count(), 0);
+            assert_eq!([(1, 2)].par_iter().copied().into_group_map()[&1], [2]);
+            assert_eq!([7].par_iter().copied().unique().collect::<Vec<_>>(), [7]);
+            let units = vec![(); 100_000];
+            let groups = units.par_iter().copied().into_group_map_by(|_| ());
+            assert_eq!(groups[&()].len(), 100_000);
+            assert_eq!(units.par_iter().copied().unique().collect::<Vec<_>>(), [()]);
+            let pairs = vec![((), ()); 50_000];
+            assert_eq!(
+                pairs
+                    .par_iter()
+                    .copied()
+                    .into_grouping_map()
+                    .collect::<Vec<()>>()[&()]
+                    .len(),
+                50_000
+            );
+            let same = vec![(3u8, 1u64); 100_000];
+            assert_eq!(
+                same.par_iter().copied().into_grouping_map().sum()[&3],
+                100_000
+            );
+            let colliding: Vec<(OneBucket, u32)> = (0..3000u32)
+                .map(|i| (OneBucket((i % 700) as u16), i))
+                .collect();
+            let ours = colliding.par_iter().copied().into_group_map();
+            assert_eq!(ours, colliding.iter().copied().into_group_map());
+            let unique: Vec<OneBucket> = colliding.par_iter().map(|x| x.0).unique().collect();
+            assert_eq!(
+                unique,
+                colliding.iter().map(|x| x.0).unique().collect::<Vec<_>>()
+            );
+            true
+        });
+    }
+
+    /// A key whose `Hash` or `Eq` panics at a chosen call, counting its drops.
+    struct Touchy<'a> {
+        key: u32,
+        calls: &'a AtomicUsize,
+        panic_at: usize,
+        drops: &'a AtomicUsize,
+    }
+
+    impl Touchy<'_> {
+        fn touch(&self) {
+            if self.calls.fetch_add(1, Ordering::Relaxed) == self.panic_at {
+                panic!("hash or eq fails");
+            }
+        }
+    }
+
+    impl std::hash::Hash for Touchy<'_> {
+        fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+            self.touch();
+            self.key.hash(state);
+        }
+    }
+
+    impl PartialEq for Touchy<'_> {
+        fn eq(&self, other: &Self) -> bool {
+            self.touch();
+            self.key == other.key
+        }
+    }
+
+    impl Eq for Touchy<'_> {}
+
+    impl Drop for Touchy<'_> {
+        fn drop(&mut self) {
+            self.drops.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Runs `run` on `len` touchy items (panicking at the call `panic_at`) in each pool and
+    /// checks that the panic arrives and every item was dropped exactly once.
+    fn drops_each_once(run: impl Fn(Vec<Touchy<'_>>) + Sync) {
+        let len = 100_000;
+        for (pool, panic_at) in pools().iter().zip([0usize, 10, 50_000, 150_000, 99_999]) {
+            let drops = AtomicUsize::new(0);
+            let calls = AtomicUsize::new(0);
+            let items: Vec<Touchy> = (0..len)
+                .map(|i| Touchy {
+                    key: (i % 5000) as u32,
+                    calls: &calls,
+                    panic_at,
+                    drops: &drops,
+                })
+                .collect();
+            let result = catch_unwind(AssertUnwindSafe(|| pool.install(|| run(items))));
+            assert!(result.is_err(), "no panic at call {panic_at}");
+            assert_eq!(drops.load(Ordering::Relaxed), len);
+        }
+    }
+
+    #[test]
+    fn panicking_hash_or_eq_drops_each_once() {
+        drops_each_once(|items| drop(items.into_par_iter().counts()));
+        drops_each_once(|items| {
+            items.into_par_iter().unique().count();
+        });
+        drops_each_once(|items| {
+            drop(
+                items
+                    .into_par_iter()
+                    .map(|t| (t, 1u8))
+                    .into_grouping_map()
+                    .sum(),
+            )
+        });
+        drops_each_once(|items| drop(items.into_par_iter().map(|t| (t, ())).into_group_map()));
+    }
+
+    #[test]
+    fn panicking_key_or_fold_drops_each_once() {
+        let panics_at = |at: u32| {
+            move |t: &Counted| {
+                if t.id as u32 == at {
+                    panic!("user closure fails");
+                }
+                t.key
+            }
+        };
+        for (i, pool) in pools().iter().enumerate() {
+            let len = 100_000;
+            let at = [0, 99_999, 50_000, 12_345, 77_777][i];
+            let drops = AtomicUsize::new(0);
+            let items = || -> Vec<Counted> {
+                (0..len)
+                    .map(|id| Counted {
+                        id,
+                        key: (id % 300) as u32,
+                        drops: &drops,
+                    })
+                    .collect()
+            };
+            let before = drops.load(Ordering::Relaxed);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| drop(items().into_par_iter().into_group_map_by(panics_at(at))))
+            }));
+            assert!(r.is_err());
+            assert_eq!(drops.load(Ordering::Relaxed) - before, len);
+            let before = drops.load(Ordering::Relaxed);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| items().into_par_iter().unique_by(panics_at(at)).count())
+            }));
+            assert!(r.is_err());
+            assert_eq!(drops.load(Ordering::Relaxed) - before, len);
+            let before = drops.load(Ordering::Relaxed);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| {
+                    let fold = items()
+                        .into_par_iter()
+                        .map(|t| (t.key, t))
+                        .into_grouping_map()
+                        .fold_with(
+                            |_, _| Vec::new(),
+                            |mut acc: Vec<Counted>, _, t| {
+                                if t.id as u32 == at {
+                                    panic!("fold fails");
+                                }
+                                acc.push(t);
+                                acc
+                            },
+                        );
+                    drop(fold)
+                })
+            }));
+            assert!(r.is_err());
+            assert_eq!(drops.load(Ordering::Relaxed) - before, len);
+            let before = drops.load(Ordering::Relaxed);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| {
+                    let max = items()
+                        .into_par_iter()
+                        .map(|t| (t.key, t))
+                        .into_grouping_map()
+                        .max_by(|_, a, b| {
+                            if a.id as u32 == at || b.id as u32 == at {
+                                panic!("compare fails");
+                            }
+                            a.id.cmp(&b.id)
+                        });
+                    drop(max)
+                })
+            }));
+            assert!(r.is_err());
+            assert_eq!(drops.load(Ordering::Relaxed) - before, len);
+        }
+    }
+}
+
+#[cfg(feature = "rand")]
+mod shuffle {
+    //! `par_shuffle`: a permutation, the same for a seed in every pool, and owned elements
+    //! moved, never duplicated or lost. (Uniformity: the chi-square unit tests beside the code.)
+
+    use super::*;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::SeedableRng;
+
+    quickcheck! {
+        fn same_permutation_for_a_seed_in_every_pool(len: u32, seed: u64) -> bool {
+            let len = len as usize % 150_000;
+            let reference = {
+                let mut v: Vec<u32> = (0..len as u32).collect();
+                pools()[0].install(|| v.par_shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed)));
+                v
+            };
+            let mut sorted = reference.clone();
+            sorted.sort_unstable();
+            sorted.iter().copied().eq(0..len as u32)
+                && pools().iter().all(|pool| {
+                    let mut v: Vec<u32> = (0..len as u32).collect();
+                    pool.install(|| v.par_shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed)));
+                    v == reference
+                })
+        }
+    }
+
+    #[test]
+    fn edge_cases_and_owned_elements() {
+        in_every_pool(|| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            let mut empty: [u8; 0] = [];
+            empty.par_shuffle(&mut rng);
+            let mut one = [5];
+            one.par_shuffle(&mut rng);
+            assert_eq!(one, [5]);
+            let mut units = [(); 100_000];
+            units.par_shuffle(&mut rng);
+            assert_eq!(units.len(), 100_000);
+            let mut strings: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+            strings.par_shuffle(&mut rng);
+            let mut numbers: Vec<u32> = strings.iter().map(|s| s.parse().unwrap()).collect();
+            numbers.sort_unstable();
+            numbers.iter().copied().eq(0..100_000)
+        });
+    }
+}

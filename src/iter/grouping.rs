@@ -2,9 +2,9 @@
 //! `counts_by`, `histogram` (counts by a bucket index) and `minmax` (+ `_by`, `_by_key`).
 //!
 //! All are consumers over the one driver: every leaf folds its items into a local table (a
-//! `HashMap`, a `Vec` of bucket counts, a `MinMaxResult`), and the tables meet in the driver's
-//! reduction tree, where two tables merge into the larger one; the merges of different
-//! subtrees run in parallel. (Why not shards merged in parallel into one `HashMap`: PERF.md.)
+//! `Vec` of bucket counts, a `MinMaxResult`), and the tables meet in the driver's reduction
+//! tree. `counts` runs on the hash-sharded kernel of `hash_shards` instead: each leaf's
+//! counts are cut by hash into shards, and the shards are added up in parallel.
 
 use super::ParallelIterator;
 use std::cmp::Ordering;
@@ -54,7 +54,7 @@ impl<T: Clone> MinMaxResult<T> {
 /// Combines the results of two consecutive parts, `left` before `right`: the first of the
 /// smallest (the right's only if strictly less) and the last of the largest (the right's if
 /// not less), so the grouping of the parts does not change the answer.
-fn combine<T>(
+pub(super) fn combine<T>(
     left: MinMaxResult<T>,
     right: MinMaxResult<T>,
     less: &impl Fn(&T, &T) -> bool,
@@ -127,25 +127,18 @@ where
     }
 }
 
-/// Merges the smaller map into the larger one.
-fn merge_counts<K: Eq + Hash>(a: HashMap<K, usize>, b: HashMap<K, usize>) -> HashMap<K, usize> {
-    let (mut large, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-    for (key, count) in small {
-        *large.entry(key).or_insert(0) += count;
-    }
-    large
-}
-
+/// Counts on the hash-sharded kernel: each leaf counts into its own per-shard tables, and
+/// one task per shard adds up that shard's tables (see `hash_shards`).
 pub(super) fn counts<I>(iter: I) -> HashMap<I::Item, usize>
 where
     I: ParallelIterator,
-    I::Item: Eq + Hash,
+    I::Item: Eq + Hash + Send,
 {
-    iter.fold(HashMap::new, |mut map, x| {
-        *map.entry(x).or_insert(0) += 1;
-        map
-    })
-    .reduce(HashMap::new, merge_counts)
+    super::hash_shards::by_key_associative(
+        iter.map(|x| (x, ())),
+        &|acc: Option<usize>, _, ()| Some(acc.unwrap_or(0) + 1),
+        &|_, a, b| a + b,
+    )
 }
 
 pub(super) fn histogram<I, F>(iter: I, buckets: usize, bucket: &F) -> Vec<usize>

@@ -83,6 +83,9 @@ mod fold_chunks;
 mod for_each;
 mod grouping;
 pub use grouping::MinMaxResult;
+mod grouping_map;
+pub use grouping_map::GroupingMap;
+mod hash_shards;
 mod inspect;
 mod intersperse;
 mod len;
@@ -1271,7 +1274,8 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// How many times each distinct item occurs (itertools' `counts`). Each leaf counts into
-    /// its own `HashMap`; the maps merge pairwise, in parallel across the reduction tree.
+    /// its own tables, one per shard of the keys' hashes; the shards are added up in
+    /// parallel, one task each, and moved into one `HashMap` at the end.
     ///
     /// ```
     /// use blitz_par::prelude::*;
@@ -1366,6 +1370,114 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
         grouping::minmax_by_key(self, &key)
+    }
+
+    /// The values of `(key, value)` items grouped by key, each group's `Vec` in input order
+    /// (itertools' `into_group_map`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let groups = (0..10u32).into_par_iter().map(|x| (x % 3, x)).into_group_map();
+    /// assert_eq!(groups[&1], [1, 4, 7]);
+    /// ```
+    fn into_group_map<K, V>(self) -> std::collections::HashMap<K, Vec<V>>
+    where
+        Self: ParallelIterator<Item = (K, V)>,
+        K: Eq + std::hash::Hash + Send,
+        V: Send,
+    {
+        grouping_map::into_group_map(self)
+    }
+
+    /// The items grouped by `key(&item)`, each group's `Vec` in input order (itertools'
+    /// `into_group_map_by`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let words = ["ant", "bee", "asp", "bat", "cow"];
+    /// let groups = words.par_iter().copied().into_group_map_by(|w| w.as_bytes()[0]);
+    /// assert_eq!(groups[&b'a'], ["ant", "asp"]);
+    /// ```
+    fn into_group_map_by<K, F>(self, key: F) -> std::collections::HashMap<K, Vec<Self::Item>>
+    where
+        K: Eq + std::hash::Hash + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        grouping_map::into_group_map(self.map(move |item| (key(&item), item)))
+    }
+
+    /// A [`GroupingMap`] over `(key, value)` items: a group-and-fold builder (itertools'
+    /// `into_grouping_map`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let sums = [("a", 1), ("b", 2), ("a", 3)].par_iter().copied().into_grouping_map().sum();
+    /// assert_eq!(sums[&"a"], 4);
+    /// ```
+    fn into_grouping_map<K, V>(self) -> GroupingMap<Self>
+    where
+        Self: ParallelIterator<Item = (K, V)>,
+        K: Eq + std::hash::Hash + Send,
+        V: Send,
+    {
+        GroupingMap::new(self)
+    }
+
+    /// A [`GroupingMap`] over the items keyed by `key(&item)` (itertools'
+    /// `into_grouping_map_by`). The iterator type it wraps cannot be named (itertools names
+    /// it `GroupingMapBy`); bind the result with `let` or use it at once.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let longest = ["a", "bcd", "ef", "ghij"]
+    ///     .par_iter()
+    ///     .into_grouping_map_by(|w| w.len() % 2)
+    ///     .max_by_key(|_, w| w.len());
+    /// assert_eq!(longest[&0], &"ghij");
+    /// ```
+    fn into_grouping_map_by<K, F>(
+        self,
+        key: F,
+    ) -> GroupingMap<impl ParallelIterator<Item = (K, Self::Item)>>
+    where
+        K: Eq + std::hash::Hash + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        GroupingMap::new(self.map(move |item| (key(&item), item)))
+    }
+
+    /// The first occurrence of each distinct item, in input order (itertools' `unique`): an
+    /// indexed parallel iterator, so `collect` keeps that order. Unlike itertools' (lazy),
+    /// it reads the whole input first; the items need `Sync` (not `Clone`), as they are
+    /// hashed in place by several threads.
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let v: Vec<u32> = [3, 1, 3, 2, 1, 4].par_iter().copied().unique().collect();
+    /// assert_eq!(v, [3, 1, 2, 4]);
+    /// ```
+    fn unique(self) -> crate::vec::IntoIter<Self::Item>
+    where
+        Self::Item: Eq + std::hash::Hash + Sync,
+    {
+        grouping_map::unique(self)
+    }
+
+    /// The first item of each distinct `key(&item)`, in input order (itertools'
+    /// `unique_by`), as [`unique`](Self::unique).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// let words = ["apple", "bob", "avocado", "cat", "banana"];
+    /// let firsts: Vec<_> = words.par_iter().unique_by(|w| w.as_bytes()[0]).collect();
+    /// assert_eq!(firsts, [&"apple", &"bob", &"cat"]);
+    /// ```
+    fn unique_by<K, F>(self, key: F) -> crate::vec::IntoIter<Self::Item>
+    where
+        K: Eq + std::hash::Hash + Send + Sync,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        grouping_map::unique_by(self, &key)
     }
 }
 

@@ -5,6 +5,8 @@ mod dedup;
 mod is_sorted;
 mod iter;
 mod select;
+#[cfg(feature = "rand")]
+mod shuffle;
 pub(crate) mod sort;
 mod split;
 
@@ -556,6 +558,36 @@ pub trait ParallelSliceMut<T: Send> {
         select::select_nth_unstable_by(self.as_parallel_slice_mut(), index, &|a: &T, b: &T| {
             key(a).cmp(&key(b))
         })
+    }
+
+    /// Shuffles the slice into a uniform random permutation, in parallel, from a seed drawn
+    /// from `rng` (one `u64`). **The same seed gives the same permutation on any number of
+    /// threads**: the permutation depends only on the seed and the length. (Not the same
+    /// permutation as rand's `SliceRandom::shuffle` with the same RNG.)
+    ///
+    /// Each element draws a random bucket (about one per 8 Ki elements), a stable counting
+    /// sort gathers the buckets, and each bucket is shuffled by Fisher-Yates, all from
+    /// generators seeded by the seed and fixed block and bucket numbers; this is uniform (the
+    /// proof is in the module's notes). Needs a scratch buffer of the slice's size. Slices
+    /// under 32 Ki elements are shuffled by Fisher-Yates on the calling thread. Feature
+    /// `rand` (rand 0.10's `Rng`).
+    ///
+    /// ```
+    /// use blitz_par::prelude::*;
+    /// use rand::SeedableRng;
+    /// let mut a: Vec<u32> = (0..100_000).collect();
+    /// let mut b = a.clone();
+    /// a.par_shuffle(&mut rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7));
+    /// b.par_shuffle(&mut rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7));
+    /// assert_eq!(a, b);
+    /// assert_ne!(a, (0..100_000).collect::<Vec<_>>());
+    /// a.par_sort_unstable();
+    /// assert_eq!(a, (0..100_000).collect::<Vec<_>>());
+    /// ```
+    #[cfg(feature = "rand")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rand")))]
+    fn par_shuffle<R: rand::Rng + ?Sized>(&mut self, rng: &mut R) {
+        shuffle::shuffle(self.as_parallel_slice_mut(), rng.next_u64())
     }
 
     /// Replaces every element by the combination of it and all elements before it:
