@@ -4,9 +4,23 @@
 //! On a machine with as many cores as pool threads, a third computing thread makes the end of
 //! every call wait for whichever thread was preempted.
 
+#[path = "common/watchdog.rs"]
+mod watchdog;
+
 use blitz_par::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// Builds the global pool with 2 threads, once for the whole test binary.
+fn global_pool_of_two() {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    BUILT.call_once(|| {
+        blitz_par::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build_global()
+            .unwrap()
+    });
+}
 
 /// Keeps a core busy for `time` (an item that computes, not one that blocks).
 fn compute_for(time: Duration) {
@@ -36,10 +50,7 @@ fn compute_for(time: Duration) {
 /// sleep sooner, `Registry::oversubscribed`); that is not a wake.
 #[test]
 fn long_leaves_from_outside_wake_no_worker_past_the_pool_threads() {
-    blitz_par::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build_global()
-        .unwrap();
+    global_pool_of_two();
     const DRIVES: usize = 20;
     const ITEMS: usize = 64;
     let active = AtomicUsize::new(0);
@@ -62,4 +73,46 @@ fn long_leaves_from_outside_wake_no_worker_past_the_pool_threads() {
          from outside it",
         DRIVES * ITEMS
     );
+}
+
+/// The guest cap keeps what a blocked item needs from outside a pool: as many items as the
+/// pool has threads run at once, the guest one of them. Item 0 sleeps 2 ms (long: the rest
+/// splits and is shared at once); items 1 and 2 each wait until both have started
+/// (watchdog's guard), through a range, `par_bridge` and `par_lines`, from the test thread,
+/// a guest of the 2-thread global pool. A job the cap leaves unwoken while the guest holds a
+/// core must still be taken once the guest stops holding it (blocked in an item, waiting
+/// for a stolen half, leaving), or once a worker ends its item. Items that wait for each
+/// other are outside what a parallel iterator promises, beyond the pool's thread count.
+#[test]
+fn items_that_wait_for_each_other_run_from_outside_within_the_pool_threads() {
+    use std::sync::atomic::AtomicBool;
+    global_pool_of_two();
+    type Item<'a> = &'a (dyn Fn(usize) + Sync);
+    let run = |name: &str, drive: &(dyn Fn(Item<'_>) + Sync)| {
+        let started = AtomicUsize::new(0);
+        let gave_up = AtomicBool::new(false);
+        let item = |i: usize| {
+            if i == 0 {
+                std::thread::sleep(Duration::from_millis(2));
+                return;
+            }
+            started.fetch_add(1, Ordering::SeqCst);
+            if !watchdog::wait_until(|| started.load(Ordering::SeqCst) >= 2) {
+                gave_up.store(true, Ordering::SeqCst);
+            }
+        };
+        drive(&item);
+        assert!(
+            !gave_up.load(Ordering::SeqCst),
+            "{name}: items 1 and 2 did not run at once"
+        );
+    };
+    let text: String = (0..3).map(|i| format!("{i}\n")).collect();
+    for _ in 0..20 {
+        run("range", &|item| (0..3usize).into_par_iter().for_each(item));
+        run("par_bridge", &|item| (0..3).par_bridge().for_each(item));
+        run("par_lines", &|item| {
+            text.par_lines().for_each(|l| item(l.parse().unwrap()))
+        });
+    }
 }
