@@ -337,7 +337,12 @@ fn thread_ticks() -> std::collections::HashMap<u64, (String, u64)> {
         let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
             continue;
         };
-        let name = stat[open + 1..close].replace(char::is_whitespace, "_");
+        // Pool threads often keep the process's name: the calling thread is told apart.
+        let name = if tid == u64::from(std::process::id()) {
+            "main".to_string()
+        } else {
+            stat[open + 1..close].replace(char::is_whitespace, "_")
+        };
         // After ")": state (field 3), ..., utime (field 14).
         if let Some(utime) = stat[close + 1..]
             .split_whitespace()
@@ -355,7 +360,7 @@ fn thread_ticks() -> std::collections::HashMap<u64, (String, u64)> {
 /// equal CPU time is time the pool's threads sat idle, not work done slower.
 ///
 /// Also the user CPU time of each thread over the repeats, in clock ticks
-/// (`/proc/self/task/*/stat`, utime), busiest first, e.g. `main:16,blitz-w0:46,blitz-w1:45`:
+/// (`/proc/self/task/*/stat`, utime), busiest first, e.g. `w:46,w:45,main:16`:
 /// which threads computed (a guest computing beside every worker shows as three busy
 /// threads on a 2-thread pool; a caller that blocks, as rayon's does, as one nearly idle).
 fn timed(key: &str, repeats: usize, mut f: impl FnMut() -> Timing) {
