@@ -260,7 +260,8 @@ pub(crate) fn poll(reading: Reading) -> Want {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Share {
     /// Before a chunk of items that each take long enough to be worth a split (the iterator
-    /// driver): push them all, and wake a sleeper for each job the deque then holds. The
+    /// driver): push them all, and wake a sleeper for each job the deque then holds, within
+    /// the guest cap (`README.md`, "The guest cap"). The
     /// chunk may run for milliseconds without polling, so the frames cannot wait for a
     /// request or a beat. Forwards to `Owner::promote_all_waking`.
     Waking,

@@ -489,6 +489,9 @@ impl<'o> Watch<'o> {
                     Owner::with_current(|owner| owner.expect("just entered").help_until(latch))
                 });
                 if helped.is_err() {
+                    // Blocking without a seat: give back the core the watchman counted (its
+                    // count was taken out above), as a guest that stops holding one does.
+                    registry.give_back_core();
                     latch.wait();
                 }
             }

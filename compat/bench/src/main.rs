@@ -320,13 +320,66 @@ fn threads_by_name() -> String {
     out.join(",")
 }
 
+/// Each thread of the process: its id, name and user CPU time in clock ticks (field 14 of
+/// `/proc/self/task/<tid>/stat`, counted after the name's closing parenthesis).
+fn thread_ticks() -> std::collections::HashMap<u64, (String, u64)> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for task in dir.flatten() {
+        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        // Pool threads often keep the process's name: the calling thread is told apart.
+        let name = if tid == u64::from(std::process::id()) {
+            "main".to_string()
+        } else {
+            stat[open + 1..close].replace(char::is_whitespace, "_")
+        };
+        // After ")": state (field 3), ..., utime (field 14).
+        if let Some(utime) = stat[close + 1..]
+            .split_whitespace()
+            .nth(11)
+            .and_then(|u| u.parse().ok())
+        {
+            out.insert(tid, (name, utime));
+        }
+    }
+    out
+}
+
 /// Runs `f` `repeats` times (after one warm-up call) and reports the best and the median, and
 /// the median CPU time (user + system, all threads) of a call: a wall time above rayon's at an
 /// equal CPU time is time the pool's threads sat idle, not work done slower.
+///
+/// Also the user CPU time of each thread over the repeats, in clock ticks
+/// (`/proc/self/task/*/stat`, utime), busiest first, e.g. `w:46,w:45,main:16`:
+/// which threads computed (a guest computing beside every worker shows as three busy
+/// threads on a 2-thread pool; a caller that blocks, as rayon's does, as one nearly idle).
 fn timed(key: &str, repeats: usize, mut f: impl FnMut() -> Timing) {
     f();
+    let before = thread_ticks();
     let (mut times, mut cpus): (Vec<Duration>, Vec<Duration>) =
         (0..repeats).map(|_| f()).map(|t| (t.wall, t.cpu)).unzip();
+    let after = thread_ticks();
+    let mut spent: Vec<(u64, String)> = after
+        .into_iter()
+        .map(|(tid, (name, ticks))| {
+            let earlier = before.get(&tid).map_or(0, |(_, t)| *t);
+            (ticks - earlier.min(ticks), name)
+        })
+        .filter(|(ticks, _)| *ticks > 0)
+        .collect();
+    spent.sort_by(|a, b| b.0.cmp(&a.0));
+    let spent: Vec<String> = spent.iter().map(|(t, n)| format!("{n}:{t}")).collect();
+    report(&format!("{key}.thread_ticks_by_name"), spent.join(","));
     times.sort();
     cpus.sort();
     report(&format!("{key}.best_ms"), ms(times[0]));

@@ -30,7 +30,7 @@ use super::injector::Injector;
 use super::job::{JobRef, StackJob};
 use super::latch::BlockingLatch;
 use super::sleep::Sleep;
-use crate::sync::{AtomicU32, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{fence, AtomicU32, AtomicU64, AtomicUsize, Mutex, Ordering};
 use seat::CURRENT;
 
 pub(crate) use crate::tuning::GUEST_SEATS;
@@ -170,6 +170,45 @@ impl Registry {
     #[inline]
     fn oversubscribed(&self) -> bool {
         self.active_guests.load(Ordering::Relaxed) > self.sleep.sleeping_workers() as usize
+    }
+
+    /// How many sleeping workers a thread sharing work may wake without a guest and the awake
+    /// workers outnumbering the pool's workers: the sleepers beyond those the guests running
+    /// parallel work stand for (the guest cap, `README.md`, "The guest cap").
+    #[inline]
+    pub(crate) fn wakes_within_guest_cap(&self) -> usize {
+        (self.sleep.sleeping_workers() as usize)
+            .saturating_sub(self.active_guests.load(Ordering::Relaxed))
+    }
+
+    /// A guest stops holding a core while jobs may wait for it: it is about to sleep or block
+    /// (waiting for a latch), or it leaves its seat. Uncounts it, then gives its core back:
+    /// wakes one sleeping worker if, with the guest uncounted, the cap allows one and some
+    /// seat's deque holds a job, which a sharer may have left unwoken because of the guest.
+    /// The SeqCst fence pairs with the one a sharer runs between its push and its read of the
+    /// guest count (`Sleep::new_jobs`): either the sharer reads the decrement and wakes within
+    /// the new cap itself, or this reads its job (`README.md`, "The guest cap").
+    pub(crate) fn guest_steps_out(&self) {
+        self.active_guests.fetch_sub(1, Ordering::Relaxed);
+        self.give_back_core();
+    }
+
+    /// [`guest_steps_out`](Self::guest_steps_out) for a guest already uncounted: the fence,
+    /// and the wake if the cap allows one and a deque holds a job.
+    pub(crate) fn give_back_core(&self) {
+        fence(Ordering::SeqCst);
+        if self.wakes_within_guest_cap() > 0 && self.jobs_in_deques() {
+            self.wake_any_worker();
+        }
+    }
+
+    /// Whether some worker's or occupied guest seat's deque holds a job (a racy snapshot).
+    fn jobs_in_deques(&self) -> bool {
+        let guests = self.guest_mask.load(Ordering::Relaxed);
+        let workers = self.num_workers;
+        self.seats.iter().enumerate().any(|(i, seat)| {
+            (i < workers || guests & (1 << (i - workers)) != 0) && !seat.deque.is_empty()
+        })
     }
 
     /// Wakes one sleeping worker; returns whether one was asleep.
@@ -337,8 +376,8 @@ struct LeaveGuestSeat<'a>(&'a Registry, &'a Seat);
 impl Drop for LeaveGuestSeat<'_> {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(std::ptr::null()));
-        self.0.active_guests.fetch_sub(1, Ordering::Relaxed);
         debug_assert!(self.1.deque.is_empty());
+        self.0.guest_steps_out();
         self.0.release_guest(self.1);
     }
 }

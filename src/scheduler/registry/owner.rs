@@ -366,8 +366,13 @@ impl<'a> Owner<'a> {
             // nobody took: wake one. The sleep protocol should have made this unnecessary, but
             // a job left behind then would otherwise wait until we pop it ourselves, which a
             // thread blocked on that very job (its `a` waits for its `b`) never does. The
-            // heartbeat thus bounds any missed wake-up to one beat.
-            self.registry().wake_any_worker();
+            // heartbeat thus bounds any missed wake-up to one beat. Within the guest cap: a
+            // pending beat (`beat_now`) may be stale, and the cap may have filled since; a
+            // job the cap leaves is covered as in `promote_all_waking`.
+            let registry = self.registry();
+            if registry.wakes_within_guest_cap() > 0 {
+                registry.wake_any_worker();
+            }
         }
         // A count of wakes that `beat_now` asked for is spent by this poll's promotion, or
         // stale (no promotion: our deque was not empty); the next beat wakes one.
@@ -507,7 +512,7 @@ impl<'a> Owner<'a> {
     }
 
     /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first, and
-    /// wakes a sleeper for each job the deque then holds (beyond the guest cap): the frames
+    /// wakes a sleeper for each job the deque then holds (within the guest cap): the frames
     /// just pushed and those promoted earlier on a request, which wake nobody. The idle
     /// thread that asked may have taken another job and then fallen asleep, so nobody is
     /// awake for that one. Unlike a beat, it wakes even while some worker is idle and awake:
@@ -527,14 +532,19 @@ impl<'a> Owner<'a> {
             return;
         }
         let registry = self.registry();
-        // Not within the guest cap (which the beats keep): a guest counts as a thread that
-        // takes work a worker would, but here the caller is about to poll nothing for an
-        // item's time or more, and a guest may be blocked in an item as well. With the cap, the
-        // mutually waiting items of `heavy_items_are_shared_at_once` (the test thread a guest)
-        // stalled now and then: a job left with no one woken for it. The price: with a guest
-        // running too, items worth a split each may run on one thread more than the cores.
-        let sleeping = registry.sleep.sleeping_workers() as usize;
-        for _ in 0..jobs.min(sleeping) {
+        // Within the guest cap, as the beats: a guest running parallel work holds a core, so
+        // waking past the cap would make a guest and the workers outnumber the pool's threads
+        // (with long leaves from outside a 2-thread pool, the guest computed beside both
+        // workers, and the end of every call waited for whichever of the three was
+        // preempted). A job the cap leaves unwoken is taken by a thread that holds a core
+        // when it next looks for work, or gets a worker woken when a guest stops holding
+        // one (`Registry::guest_steps_out`: sleeping, blocking or leaving). A cap here
+        // without that hand-back once stalled the mutually waiting items of
+        // `heavy_items_are_shared_at_once` (then run from a guest) now and then, a job left
+        // with no one woken for it. The read of the cap comes after the SeqCst fence of each
+        // push (`Sleep::new_jobs`), which is what `guest_steps_out` pairs with (`README.md`,
+        // "The guest cap").
+        for _ in 0..jobs.min(registry.wakes_within_guest_cap()) {
             if !registry.wake_any_worker() {
                 break;
             }
@@ -565,9 +575,8 @@ impl<'a> Owner<'a> {
         // find no job at once, and ask the busy threads for splits, which answer within a
         // chunk. Never more than the sleepers a guest does not stand for (the guest cap).
         let jobs = if wake {
-            let cap = (registry.sleep.sleeping_workers() as usize)
-                .saturating_sub(registry.active_guests.load(Ordering::Relaxed));
-            local.beat_wakes.replace(1).min(cap as u32).max(1)
+            let cap = registry.wakes_within_guest_cap();
+            local.beat_wakes.replace(1).min(cap as u32)
         } else {
             1
         };
@@ -711,7 +720,7 @@ impl<'a> Owner<'a> {
                             !registry.injector.is_empty() || !seat.inbox.is_empty()
                         });
                 } else {
-                    registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                    registry.guest_steps_out();
                     Sleep::sleep_on_latch(latch, &seat.sleep_word);
                     registry.active_guests.fetch_add(1, Ordering::Relaxed);
                     idle.rounds = 0;
@@ -747,7 +756,7 @@ impl<'a> Owner<'a> {
                 idle.pause();
             } else {
                 let registry = self.registry();
-                registry.active_guests.fetch_sub(1, Ordering::Relaxed);
+                registry.guest_steps_out();
                 latch.wait();
                 registry.active_guests.fetch_add(1, Ordering::Relaxed);
             }
