@@ -195,12 +195,18 @@ fn rows() -> Vec<(String, &'static [u64], Work)> {
     add(
         "select_nth/median",
         perm,
-        Box::new(|v| *v.par_select_nth_unstable(v.len() / 2).1 as usize),
+        Box::new(|v| {
+            let mid = v.len() / 2;
+            *v.par_select_nth_unstable(mid).1 as usize
+        }),
     );
     add(
         "select_nth/median:std",
         perm,
-        Box::new(|v| *v.select_nth_unstable(v.len() / 2).1 as usize),
+        Box::new(|v| {
+            let mid = v.len() / 2;
+            *v.select_nth_unstable(mid).1 as usize
+        }),
     );
     add(
         "shuffle",
