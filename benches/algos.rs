@@ -19,7 +19,13 @@ use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
 use std::time::Instant;
 
-const N: usize = 10_000_000;
+/// The input length: `ALGOS_BENCH_N`, 10M by default (a small one checks that all rows run).
+fn len() -> usize {
+    std::env::var("ALGOS_BENCH_N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000_000)
+}
 
 /// xorshift64*, as scripts/parlay_bench.cpp.
 struct Rng(u64);
@@ -34,9 +40,10 @@ impl Rng {
 }
 
 fn permutation() -> Vec<u64> {
-    let mut v: Vec<u64> = (0..N as u64).collect();
+    let n = len();
+    let mut v: Vec<u64> = (0..n as u64).collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for i in (1..N).rev() {
+    for i in (1..n).rev() {
         let j = (rng.next() % (i as u64 + 1)) as usize;
         v.swap(i, j);
     }
@@ -45,7 +52,7 @@ fn permutation() -> Vec<u64> {
 
 fn modulo(m: u64, seed: u64) -> Vec<u64> {
     let mut rng = Rng(seed);
-    (0..N).map(|_| rng.next() % m).collect()
+    (0..len()).map(|_| rng.next() % m).collect()
 }
 
 /// Zipf over 10^6 ranks, exponent 1, by inverse CDF (the same doubles as the C++ driver).
@@ -58,7 +65,7 @@ fn zipf() -> Vec<u64> {
         })
         .collect();
     let mut rng = Rng(777);
-    (0..N)
+    (0..len())
         .map(|_| {
             let u = (rng.next() >> 11) as f64 / 9_007_199_254_740_992.0 * h;
             cdf.partition_point(|&c| c < u) as u64
@@ -102,7 +109,8 @@ fn rows() -> Vec<(String, &'static [u64], Work)> {
     let mut sorted_dups = k1e7.to_vec();
     sorted_dups.sort_unstable();
     let sorted_dups: &'static [u64] = Box::leak(sorted_dups.into_boxed_slice());
-    let sorted: &'static [u64] = Box::leak((0..N as u64).collect::<Vec<_>>().into_boxed_slice());
+    let sorted: &'static [u64] =
+        Box::leak((0..len() as u64).collect::<Vec<_>>().into_boxed_slice());
     let mut rows: Vec<(String, &'static [u64], Work)> = Vec::new();
     let mut add =
         |name: &str, input: &'static [u64], work: Work| rows.push((name.to_string(), input, work));
@@ -187,12 +195,18 @@ fn rows() -> Vec<(String, &'static [u64], Work)> {
     add(
         "select_nth/median",
         perm,
-        Box::new(|v| *v.par_select_nth_unstable(N / 2).1 as usize),
+        Box::new(|v| {
+            let mid = v.len() / 2;
+            *v.par_select_nth_unstable(mid).1 as usize
+        }),
     );
     add(
         "select_nth/median:std",
         perm,
-        Box::new(|v| *v.select_nth_unstable(N / 2).1 as usize),
+        Box::new(|v| {
+            let mid = v.len() / 2;
+            *v.select_nth_unstable(mid).1 as usize
+        }),
     );
     add(
         "shuffle",
@@ -279,7 +293,7 @@ fn rows() -> Vec<(String, &'static [u64], Work)> {
         k1e7,
         Box::new(|v| {
             v.par_inclusive_scan(|a, b| a.wrapping_add(*b));
-            v[N - 1] as usize
+            v[v.len() - 1] as usize
         }),
     );
     add(

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -30,7 +31,9 @@ struct Rng {
   }
 };
 
-constexpr size_t N = 10'000'000;
+// ALGOS_BENCH_N (default 10M) shrinks the inputs for a quick check that everything runs.
+const size_t N = std::getenv("ALGOS_BENCH_N") ? std::strtoull(std::getenv("ALGOS_BENCH_N"), nullptr, 10)
+                                             : 10'000'000;
 
 std::vector<uint64_t> permutation() {
   std::vector<uint64_t> v(N);

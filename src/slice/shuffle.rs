@@ -240,7 +240,10 @@ mod tests {
     fn sequential_path_is_uniform() {
         let draws = if cfg!(miri) { 240 } else { 24_000 };
         let chi = chi_square(4, draws, shuffle);
-        assert!(chi < 49.73, "chi-square {chi} over 24 permutations");
+        // Under Miri the draws are too few for the test; it checks the moves only.
+        if !cfg!(miri) {
+            assert!(chi < 49.73, "chi-square {chi} over 24 permutations");
+        }
     }
 
     #[test]
@@ -255,6 +258,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "no unsafe code; 24,000 shuffles")]
     fn a_biased_shuffle_fails_the_test() {
         let chi = chi_square(4, 24_000, |v, seed| {
             let mut rng = generator(seed, 9, 0);
