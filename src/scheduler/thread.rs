@@ -1,6 +1,6 @@
 //! The worker threads of a pool being built: how a builder starts them ([`ThreadSpawn`]: the
 //! default, `std::thread`, or the closure given to
-//! [`ThreadPoolBuilder::spawn_handler`](super::ThreadPoolBuilder::spawn_handler)) and the
+//! [`ThreadPoolBuilder::spawn_handler`]) and the
 //! [`ThreadBuilder`] each one runs.
 //!
 //! The builder is generic over how worker threads are started, as rayon's is: `DefaultSpawn`
@@ -12,6 +12,8 @@
 //! (`README.md`, "Termination").
 
 use super::registry::Registry;
+#[cfg(doc)]
+use super::ThreadPoolBuilder;
 use crate::sync::{default_thread_stack, room_for_thread, StartGate};
 use std::fmt;
 use std::io;
