@@ -2,8 +2,6 @@
 //! means. The table of what moves each one, and what each changes, is on `Pacer`.
 
 #[cfg(doc)]
-use super::policy::Pacer;
-#[cfg(doc)]
 use crate::tuning::{
     ASKED_SPLIT_NS, EARLY_WAKE_NS, HEARTBEAT_NS, LONG_CHUNK_NS, PROVEN_NS, RAMP_NS,
     SETTLED_MIN_ITEMS, SETTLED_NS,
@@ -64,10 +62,10 @@ pub(super) enum Growth {
     Settled,
 }
 
-/// Whether a reading saw a worker awake and looking for work, with at least
-/// [`ASKED_SPLIT_NS`] of work left ([`Pacer::note_thief`]): a hot loop enters the scheduler at
-/// once and honours requests from awake threads down to that much work left, without waiting
-/// for [`PROVEN_NS`].
+/// Whether a reading saw a worker awake and looking for work, with at least [`ASKED_SPLIT_NS`] of
+/// work left ([`Pacer::note_thief`](super::policy::Pacer::note_thief)): a hot loop enters the
+/// scheduler at once and honours requests from awake threads down to that much work left, without
+/// waiting for [`PROVEN_NS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Heat {
     /// No reading has seen such a worker.
