@@ -1,6 +1,6 @@
 //! The worker threads of a pool being built: how a builder starts them ([`ThreadSpawn`]: the
 //! default, `std::thread`, or the closure given to
-//! [`ThreadPoolBuilder::spawn_handler`](super::ThreadPoolBuilder::spawn_handler)) and the
+//! [`ThreadPoolBuilder::spawn_handler`](crate::ThreadPoolBuilder::spawn_handler)) and the
 //! [`ThreadBuilder`] each one runs.
 //!
 //! The builder is generic over how worker threads are started, as rayon's is: `DefaultSpawn`
@@ -17,16 +17,16 @@ use std::fmt;
 use std::io;
 use std::sync::Arc;
 
-/// How a builder starts its worker threads: the default (`std::thread`) or the closure given
-/// to [`ThreadPoolBuilder::spawn_handler`]. An implementation detail, as in rayon: this trait
-/// cannot be named or implemented outside blitz-par.
+/// How a builder starts its worker threads: the default (`std::thread`) or the closure given to
+/// [`ThreadPoolBuilder::spawn_handler`](crate::ThreadPoolBuilder::spawn_handler). An implementation
+/// detail, as in rayon: this trait cannot be named or implemented outside blitz-par.
 pub trait ThreadSpawn {
     /// Starts a thread that calls `thread.run()`.
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<()>;
 
     /// Whether this is a spawn handler the user gave: part of a configuration that keeps
     /// outside callers' work on the pool's threads (see
-    /// [`ThreadPoolBuilder::pool_threads_only`]).
+    /// [`ThreadPoolBuilder::pool_threads_only`](crate::ThreadPoolBuilder::pool_threads_only)).
     fn is_custom(&self) -> bool {
         true
     }
@@ -77,7 +77,8 @@ impl ThreadSpawn for DefaultSpawn {
     }
 }
 
-/// A spawn handler given to [`ThreadPoolBuilder::spawn_handler`].
+/// A spawn handler given to
+/// [`ThreadPoolBuilder::spawn_handler`](crate::ThreadPoolBuilder::spawn_handler).
 ///
 /// Not nameable outside blitz-par (nor is rayon's); `spawn_handler` returns a builder of it:
 ///
@@ -103,8 +104,8 @@ where
 }
 
 /// One worker of a pool being built, handed to the spawn handler (see
-/// [`ThreadPoolBuilder::spawn_handler`]), which must start a thread that calls
-/// [`run`](Self::run).
+/// [`ThreadPoolBuilder::spawn_handler`](crate::ThreadPoolBuilder::spawn_handler)), which must start
+/// a thread that calls [`run`](Self::run).
 ///
 /// A `ThreadBuilder` is `Send`, so it can be moved to the thread that will run it. Dropping it
 /// without calling `run` leaves its worker seat empty: the pool then has one thread fewer
@@ -174,7 +175,8 @@ impl ThreadBuilder {
         self.index
     }
 
-    /// The name [`ThreadPoolBuilder::thread_name`] gave this worker, if any.
+    /// The name [`ThreadPoolBuilder::thread_name`](crate::ThreadPoolBuilder::thread_name) gave this
+    /// worker, if any.
     ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new()
@@ -195,7 +197,8 @@ impl ThreadBuilder {
         self.name.as_deref()
     }
 
-    /// The stack size [`ThreadPoolBuilder::stack_size`] asked for, if any.
+    /// The stack size [`ThreadPoolBuilder::stack_size`](crate::ThreadPoolBuilder::stack_size) asked
+    /// for, if any.
     ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new()
@@ -222,7 +225,7 @@ impl ThreadBuilder {
     /// # Panics
     /// If the calling thread already belongs to a pool (it is a worker, or runs parallel work
     /// as a guest of the global pool, or joined a pool with
-    /// [`use_current_thread`](ThreadPoolBuilder::use_current_thread)).
+    /// [`use_current_thread`](crate::ThreadPoolBuilder::use_current_thread)).
     ///
     /// ```
     /// let (tx, rx) = std::sync::mpsc::channel();

@@ -157,7 +157,7 @@
 //!   elements: a sort knows what an element costs), and make their join frames stealable
 //!   before each long sequential piece (`scheduler::share(Share::Now)`).
 //!
-//! The code is in four files: `policy.rs` (the pacer's decisions),
+//! The code is in five files: `policy.rs` (the pacer's decisions), `state.rs` (its states),
 //! `indexed.rs` (the chunk loop and its splits), `unindexed.rs` (the unindexed drive) and
 //! `tests.rs`. The decisions are functions of their arguments: what a reading consults
 //! outside the drive (the clock, the thread's last drive, whether a worker is awake) comes
@@ -166,6 +166,7 @@
 
 mod indexed;
 mod policy;
+mod state;
 #[cfg(test)]
 mod tests;
 mod unindexed;
