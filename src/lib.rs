@@ -322,6 +322,13 @@ pub use compat::{array, collections, option, range, range_inclusive, result, str
 
 pub mod prelude;
 
+/// Debug builds only: the stall watchdog's hooks for tests (`src/scheduler/stall.rs`).
+#[cfg(debug_assertions)]
+#[doc(hidden)]
+pub mod __stall {
+    pub use crate::scheduler::stall::{reports, set_threshold};
+}
+
 pub use algo::{parallel_for, parallel_for_chunks};
 #[doc(hidden)]
 pub use scheduler::{__join_call, __try_join_kind, __try_join_scope, TryScope};

@@ -44,6 +44,8 @@ mod scope;
 mod sleep;
 mod spawn;
 mod spawn_future;
+#[cfg(debug_assertions)]
+pub(crate) mod stall;
 mod try_join;
 #[cfg(not(loom))]
 mod watch;

@@ -130,6 +130,8 @@ impl Registry {
                     inbox: Injector::new(if index < n { 16 } else { 2 }),
                     registry: ptr,
                     index,
+                    #[cfg(debug_assertions)]
+                    stall: crate::scheduler::stall::SeatStall::new(),
                 })
                 .collect();
             Registry {
@@ -168,6 +170,8 @@ impl Registry {
             }
         }
         std::mem::forget(stop);
+        #[cfg(debug_assertions)]
+        crate::scheduler::stall::register(&registry);
         Ok(registry)
     }
 
