@@ -60,9 +60,17 @@ fn a_first_closure_waiting_for_the_second_is_reported_once() {
             }
         })
     });
-    assert!(!got, "the second closure ran while the first waited for it, every time");
+    assert!(
+        !got,
+        "the second closure ran while the first waited for it, every time"
+    );
     let reports = reports_at(line);
-    assert_eq!(reports.len(), 1, "reports: {:?}", blitz_par::__stall::reports());
+    assert_eq!(
+        reports.len(),
+        1,
+        "reports: {:?}",
+        blitz_par::__stall::reports()
+    );
     assert!(reports[0].contains("has not polled"), "{}", reports[0]);
 }
 

@@ -70,7 +70,9 @@ impl FnContext {
 /// returns. rayon makes `b` stealable as soon as `join` starts, so there it returns once
 /// another thread is free. This is the price of joins that cost a few nanoseconds; a
 /// `scope` with `spawn`, whose jobs are stealable at once, serves closures that wait for each
-/// other.
+/// other. Debug builds report such a join on stderr, with its location, once its `a` has gone
+/// `BLITZ_PAR_STALL_MS` milliseconds (default 1000) without a parallel call while another
+/// thread of the pool is idle; an `a` that runs that long without one is reported too.
 ///
 /// # Panics
 ///
@@ -270,8 +272,12 @@ where
     // `close` below, or `a_panicked`'s, and a promoted frame until `join_promoted` has popped
     // it back or seen its latch set. Frames recorded inside `a` are closed before it returns
     // or unwinds out of it. Our caller found `records` true just now.
-    let recorded =
-        unsafe { owner.record((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>(), site) };
+    let recorded = unsafe {
+        owner.record(
+            (&frame as *const JoinFrame<B, RB>).cast::<FrameHead>(),
+            site,
+        )
+    };
     if poll_cancelled::<OFFERED>(owner) {
         // The work is cancelled (`spawn_future`): neither closure runs.
         a_panicked(owner, recorded, &frame, Box::new(Cancelled));

@@ -80,7 +80,9 @@ fn threshold() -> Duration {
 /// Sets how long a seat must go without a poll, with a frame waiting unpromoted, before it is
 /// reported (debug builds only; for tests).
 pub fn set_threshold(threshold: Duration) {
-    let ms = u64::try_from(threshold.as_millis()).unwrap_or(u64::MAX).max(1);
+    let ms = u64::try_from(threshold.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1);
     THRESHOLD_MS.store(ms, Ordering::Relaxed);
 }
 

@@ -99,9 +99,13 @@ impl Registry {
     pub(crate) fn stall_view(
         &self,
     ) -> impl Iterator<Item = (usize, &crate::scheduler::stall::SeatStall, bool)> {
-        self.seats
-            .iter()
-            .map(|seat| (seat.index, &seat.stall, seat.split_request.load(Ordering::Relaxed)))
+        self.seats.iter().map(|seat| {
+            (
+                seat.index,
+                &seat.stall,
+                seat.split_request.load(Ordering::Relaxed),
+            )
+        })
     }
 
     /// Raises every seat's split-request flag, so that each thread's next split check takes
