@@ -321,6 +321,8 @@
 //! - `blitz-par-future`, one per call of [`spawn_future`] while the global pool has no thread
 //!   of its own to run it (one thread, taken by `use_current_thread`): it runs that closure
 //!   and exits.
+//! - `blitz-par-stall`, in debug builds only, one per process, with the first pool: it reports
+//!   on stderr a join whose first closure seems to wait for its second ([`join`]).
 //!
 //! # Design
 //!
@@ -398,6 +400,13 @@ mod watchdog;
 pub use compat::{array, collections, option, range, range_inclusive, result, string, vec};
 
 pub mod prelude;
+
+/// Debug builds only: the stall watchdog's hooks for tests (`src/scheduler/stall.rs`).
+#[cfg(debug_assertions)]
+#[doc(hidden)]
+pub mod __stall {
+    pub use crate::scheduler::stall::{reports, set_threshold};
+}
 
 pub use algo::{parallel_for, parallel_for_chunks};
 #[doc(hidden)]

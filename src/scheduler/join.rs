@@ -17,7 +17,7 @@ use super::future_slot::{unwind_cancelled, Cancelled};
 use super::job::JobHeader;
 use super::job::JobRef;
 use super::latch::{CoreLatch, SpinLatch};
-use super::registry::{FrameHead, Owner, Recorded};
+use super::registry::{site, FrameHead, Owner, Recorded, Site};
 use std::cell::UnsafeCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -70,7 +70,9 @@ impl FnContext {
 /// returns. rayon makes `b` stealable as soon as `join` starts, so there it returns once
 /// another thread is free. This is the price of joins that cost a few nanoseconds; a
 /// `scope` with `spawn`, whose jobs are stealable at once, serves closures that wait for each
-/// other.
+/// other. Debug builds report such a join on stderr, with its location, once its `a` has gone
+/// `BLITZ_PAR_STALL_MS` milliseconds (default 1000) without a parallel call while another
+/// thread of the pool is idle; an `a` that runs that long without one is reported too.
 ///
 /// # Panics
 ///
@@ -88,6 +90,7 @@ impl FnContext {
 /// assert_eq!(fib(20), 6765);
 /// ```
 #[inline]
+#[cfg_attr(debug_assertions, track_caller)]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -106,6 +109,7 @@ where
 /// assert_eq!(b, 2);
 /// ```
 #[inline]
+#[cfg_attr(debug_assertions, track_caller)]
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -113,9 +117,22 @@ where
     RA: Send,
     RB: Send,
 {
+    join_at(a, b, site())
+}
+
+/// [`join_context`] called at `site` (debug builds: the location the stall watchdog reports,
+/// `stall.rs`; nothing in release builds).
+#[inline(always)]
+fn join_at<A, B, RA, RB>(a: A, b: B, site: Site) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     Owner::with_current(move |owner| match owner {
-        None => join_outside(a, b),
-        Some(owner) if owner.records() => join_recorded::<_, _, _, _, false>(owner, a, b),
+        None => join_outside(a, b, site),
+        Some(owner) if owner.records() => join_recorded::<_, _, _, _, false>(owner, a, b, site),
         Some(owner) => join_unrecorded::<_, _, _, _, false>(owner, a, b),
     })
 }
@@ -128,6 +145,7 @@ where
 /// 100,000-item sums that put the thief's start ~2 us after the split, ~4 us into a call of
 /// 12. Other threads' requests are left to later polls, as the flag meant for them is.
 #[inline(never)]
+#[cfg_attr(debug_assertions, track_caller)]
 pub(crate) fn join_offered<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -136,9 +154,10 @@ where
     RB: Send,
 {
     let (a, b) = (move |_: FnContext| a(), move |_: FnContext| b());
+    let site = site();
     Owner::with_current(move |owner| match owner {
-        None => join_outside(a, b),
-        Some(owner) if owner.records() => join_recorded::<_, _, _, _, true>(owner, a, b),
+        None => join_outside(a, b, site),
+        Some(owner) if owner.records() => join_recorded::<_, _, _, _, true>(owner, a, b, site),
         Some(owner) => join_unrecorded::<_, _, _, _, true>(owner, a, b),
     })
 }
@@ -159,14 +178,14 @@ fn poll_cancelled<const OFFERED: bool>(owner: Owner<'_>) -> bool {
 
 #[cold]
 #[inline(never)]
-fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+fn join_outside<A, B, RA, RB>(a: A, b: B, site: Site) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    super::global::global_registry().enter_as_guest(move || join_context(a, b))
+    super::global::global_registry().enter_as_guest(move || join_at(a, b, site))
 }
 
 /// The stack frame of one join: the erased head (job header and latch), then `b` and a slot
@@ -224,7 +243,12 @@ where
 /// of `tests/octillion.rs` nests 60).
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
-fn join_recorded<A, B, RA, RB, const OFFERED: bool>(owner: Owner<'_>, a: A, b: B) -> (RA, RB)
+fn join_recorded<A, B, RA, RB, const OFFERED: bool>(
+    owner: Owner<'_>,
+    a: A,
+    b: B,
+    site: Site,
+) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -248,7 +272,12 @@ where
     // `close` below, or `a_panicked`'s, and a promoted frame until `join_promoted` has popped
     // it back or seen its latch set. Frames recorded inside `a` are closed before it returns
     // or unwinds out of it. Our caller found `records` true just now.
-    let recorded = unsafe { owner.record((&frame as *const JoinFrame<B, RB>).cast::<FrameHead>()) };
+    let recorded = unsafe {
+        owner.record(
+            (&frame as *const JoinFrame<B, RB>).cast::<FrameHead>(),
+            site,
+        )
+    };
     if poll_cancelled::<OFFERED>(owner) {
         // The work is cancelled (`spawn_future`): neither closure runs.
         a_panicked(owner, recorded, &frame, Box::new(Cancelled));

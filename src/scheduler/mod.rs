@@ -46,6 +46,8 @@ mod scope;
 mod sleep;
 mod spawn;
 mod spawn_future;
+#[cfg(debug_assertions)]
+pub(crate) mod stall;
 mod thread;
 mod try_join;
 #[cfg(not(loom))]

@@ -131,6 +131,8 @@ impl Registry {
                     inbox: Injector::new(if index < n { 16 } else { 2 }),
                     registry: ptr,
                     index,
+                    #[cfg(debug_assertions)]
+                    stall: crate::scheduler::stall::SeatStall::new(),
                 })
                 .collect();
             Registry {
@@ -169,6 +171,8 @@ impl Registry {
             }
         }
         std::mem::forget(stop);
+        #[cfg(debug_assertions)]
+        crate::scheduler::stall::register(&registry);
         Ok(registry)
     }
 

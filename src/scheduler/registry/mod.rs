@@ -24,7 +24,7 @@ mod seat;
 
 pub(crate) use lifecycle::{RegistryConfig, MAX_NUM_THREADS};
 pub(crate) use owner::{Owner, Reading, Recorded, Want};
-pub(crate) use seat::{has_seat, FrameHead, Seat};
+pub(crate) use seat::{has_seat, site, FrameHead, Seat, Site};
 
 use super::injector::Injector;
 use super::job::{JobRef, StackJob};
@@ -91,6 +91,21 @@ impl Registry {
                 std::process::abort();
             }
         }
+    }
+
+    /// Debug builds only, for the stall watchdog (`stall.rs`): each seat's published state,
+    /// with whether some thread asked it for work.
+    #[cfg(debug_assertions)]
+    pub(crate) fn stall_view(
+        &self,
+    ) -> impl Iterator<Item = (usize, &crate::scheduler::stall::SeatStall, bool)> {
+        self.seats.iter().map(|seat| {
+            (
+                seat.index,
+                &seat.stall,
+                seat.split_request.load(Ordering::Relaxed),
+            )
+        })
     }
 
     /// Raises every seat's split-request flag, so that each thread's next split check takes

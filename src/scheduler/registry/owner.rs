@@ -17,7 +17,7 @@
 //! "Splitting"), the heartbeat, the iterator driver's split checks, and the owner's wait loops
 //! (`wait_until`, `help_until`) that run other jobs until a latch is set.
 
-use super::seat::{beat_deadline, FrameHead, Local, Seat, CURRENT};
+use super::seat::{beat_deadline, FrameHead, Local, Seat, Site, CURRENT};
 use super::Registry;
 use crate::scheduler::deque::Steal;
 use crate::scheduler::future_slot::{unwind_cancelled, CancelToken};
@@ -178,6 +178,23 @@ impl<'a> Owner<'a> {
         local.beat_wakes.set(1);
         local.cancel.set(CancelToken::NONE);
         self.seat.split_request.store(false, Ordering::Relaxed);
+        #[cfg(debug_assertions)]
+        self.publish_site();
+    }
+
+    /// Debug builds only: publishes where the oldest recorded frame that waits unpromoted was
+    /// recorded (null: none), for the stall watchdog (`stall.rs`). Called wherever `depth`
+    /// or `promoted` changes.
+    #[cfg(debug_assertions)]
+    fn publish_site(self) {
+        let local = self.local();
+        let promoted = local.promoted();
+        let site = if promoted < local.depth.get() {
+            local.sites[promoted].get()
+        } else {
+            std::ptr::null()
+        };
+        self.seat.stall.set_site(site);
     }
 
     // ---- Cancellation (`spawn_future`; `future_slot.rs`, "Cancelling running work") ----
@@ -275,8 +292,9 @@ impl<'a> Owner<'a> {
     /// [`close`](Self::close) and, if `close` said it was promoted, until its job was popped
     /// back or its latch set. Frames are closed in the reverse order of their recording.
     /// [`records`](Self::records) said yes just before, with nothing recorded or closed since.
+    /// `site`: where the join was called (debug builds; nothing in release builds).
     #[inline(always)]
-    pub(crate) unsafe fn record(self, frame: *const FrameHead) -> Recorded {
+    pub(crate) unsafe fn record(self, frame: *const FrameHead, site: Site) -> Recorded {
         const { assert!(RECORD_WINDOW <= MAX_FRAMES) };
         let local = self.local();
         let depth = local.depth.get();
@@ -287,6 +305,13 @@ impl<'a> Owner<'a> {
         // recorded join's instructions (`examples/join_shapes`).
         unsafe { local.frames.get_unchecked(depth) }.set(frame);
         local.depth.set(depth + 1);
+        #[cfg(debug_assertions)]
+        {
+            local.sites[depth].set(site);
+            self.publish_site();
+        }
+        #[cfg(not(debug_assertions))]
+        let () = site;
         Recorded { depth }
     }
 
@@ -304,6 +329,8 @@ impl<'a> Owner<'a> {
             "join frames close in LIFO order"
         );
         local.depth.set(depth);
+        #[cfg(debug_assertions)]
+        self.publish_site();
         if depth < local.promoted() {
             local.set_promoted(depth);
             return true;
@@ -315,6 +342,8 @@ impl<'a> Owner<'a> {
     /// does anyone want work from us, or is the heartbeat's clock read due?
     #[inline(always)]
     pub(crate) fn poll(self, weight: u32) -> bool {
+        #[cfg(debug_assertions)]
+        self.seat.stall.polled();
         let local = self.local();
         // Counts below zero (not saturating at zero): one subtraction and the sign of its
         // result. `heartbeat` sets it back to `JOINS_PER_CLOCK_READ` once it is not positive.
@@ -392,6 +421,11 @@ impl<'a> Owner<'a> {
     /// in a branch of its own: the match folds away.
     #[inline]
     pub(crate) fn poll_for_split(self, reading: Reading) -> Want {
+        #[cfg(debug_assertions)]
+        if reading != Reading::None {
+            // `poll` counts the other.
+            self.seat.stall.polled();
+        }
         match reading {
             Reading::None => {
                 if !self.poll(SPLIT_CHECK_WEIGHT) {
@@ -560,6 +594,8 @@ impl<'a> Owner<'a> {
         }
         let frame = local.frames[index].get();
         local.set_promoted(index + 1);
+        #[cfg(debug_assertions)]
+        self.publish_site();
         // SAFETY: frames [promoted, depth) are live recorded join frames on this thread's
         // stack (`record`'s contract), and nobody else can see this one before the push below,
         // so writing its latch is not a race; the frame stays alive until its job is popped

@@ -20,6 +20,8 @@ use crate::sync::{ticks, ticks_in, AtomicBool, CachePadded};
 use crate::tuning::{JOINS_PER_CLOCK_READ, MAX_FRAMES, PROVEN_BEAT_NS, RECORD_WINDOW};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
+#[cfg(debug_assertions)]
+use std::panic::Location;
 use std::sync::Arc;
 
 /// The common prefix of a join's stack frame: what the erased promotion code touches.
@@ -55,6 +57,28 @@ impl FrameHead {
         unsafe { (*self.cancel.get()).assume_init() }
     }
 }
+
+/// Where a join was called, for the stall watchdog of debug builds (`stall.rs`); nothing in
+/// release builds.
+#[cfg(debug_assertions)]
+pub(crate) type Site = &'static Location<'static>;
+/// Where a join was called, for the stall watchdog of debug builds (`stall.rs`); nothing in
+/// release builds.
+#[cfg(not(debug_assertions))]
+pub(crate) type Site = ();
+
+/// The [`Site`] of the caller (through `#[track_caller]` functions).
+#[cfg(debug_assertions)]
+#[track_caller]
+#[inline]
+pub(crate) fn site() -> Site {
+    Location::caller()
+}
+
+/// The [`Site`] of the caller: nothing in release builds.
+#[cfg(not(debug_assertions))]
+#[inline(always)]
+pub(crate) fn site() -> Site {}
 
 /// The clock reading `period` ticks after `now`; never 0, which `Local::next_beat` keeps for
 /// "not started".
@@ -103,6 +127,9 @@ pub(crate) struct Local {
     /// thread's stack (each recorded by `Owner::record`, which states the frames' lifetime
     /// rule).
     pub(super) frames: [Cell<*const FrameHead>; MAX_FRAMES],
+    /// Debug builds only: where each recorded frame's join was called (`stall.rs`).
+    #[cfg(debug_assertions)]
+    pub(super) sites: [Cell<*const Location<'static>>; MAX_FRAMES],
 }
 
 impl Local {
@@ -122,6 +149,8 @@ impl Local {
             rng: Cell::new(seed | 1),
             cancel: Cell::new(CancelToken::NONE),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
+            #[cfg(debug_assertions)]
+            sites: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
         }
     }
 
@@ -193,6 +222,9 @@ pub(crate) struct Seat {
     pub(super) registry: *const Registry,
     /// The seat's place in the registry: `0..num_workers` for workers, above for guests.
     pub(crate) index: usize,
+    /// Debug builds only: what the stall watchdog looks at (`stall.rs`).
+    #[cfg(debug_assertions)]
+    pub(crate) stall: crate::scheduler::stall::SeatStall,
 }
 
 // SAFETY: shared fields are atomics or Sync; `local` is owner-only (see `LocalCell`); the

@@ -1,0 +1,204 @@
+//! Debug builds only: the stall watchdog, which reports a join whose first closure seems
+//! blocked while its second closure waits unpromoted (`README.md`, "A first closure that
+//! blocks").
+//!
+//! Only the owner of a seat promotes its recorded frames, at its polls, so a join whose `a`
+//! waits for its `b` (a channel, a barrier) never returns: rayon would run `b` on another
+//! thread. Making `b` stealable without a poll costs every join (the README says what), so
+//! debug builds make such a join visible instead. Each seat publishes two words: a count of
+//! its polls, and the location of its oldest recorded frame that waits unpromoted (null when
+//! none). A thread of its own, `blitz-par-stall`, started with the first registry, looks at
+//! every seat of every live registry a few times per threshold; a seat whose oldest
+//! unpromoted frame stayed the same, and whose poll count did not move, for the threshold
+//! (`BLITZ_PAR_STALL_MS`, default 1,000 ms), while some worker of its pool sleeps or is idle,
+//! or some thread asked that seat for work, is reported once to stderr with the join's
+//! location. A long `a` that runs sequential code without any parallel call is reported too:
+//! it does not poll either, and its `b` waits as long.
+//!
+//! Release builds have none of this: the words, their stores on the join path, the locations
+//! (`#[track_caller]` on `join` only under `debug_assertions`) and the thread.
+
+use super::registry::Registry;
+use std::panic::Location;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+/// What a seat publishes for the stall watchdog; written by its owner only.
+pub(crate) struct SeatStall {
+    /// The seat's polls, counted (wrapping).
+    polls: AtomicU32,
+    /// The location of the seat's oldest recorded, unpromoted join frame, or null.
+    site: AtomicPtr<Location<'static>>,
+}
+
+impl SeatStall {
+    pub(crate) const fn new() -> SeatStall {
+        SeatStall {
+            polls: AtomicU32::new(0),
+            site: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// The owner polled (a join's split check, the iterator driver's).
+    #[inline]
+    pub(crate) fn polled(&self) {
+        // Only the owner writes: a load and a store, no read-modify-write.
+        let polls = self.polls.load(Ordering::Relaxed);
+        self.polls.store(polls.wrapping_add(1), Ordering::Relaxed);
+    }
+
+    /// The owner's oldest unpromoted frame is now the one recorded at `site` (null: none).
+    #[inline]
+    pub(crate) fn set_site(&self, site: *const Location<'static>) {
+        self.site.store(site.cast_mut(), Ordering::Relaxed);
+    }
+}
+
+/// The default threshold, in milliseconds.
+const DEFAULT_THRESHOLD_MS: u64 = 1000;
+
+/// The threshold in milliseconds; 0 until first read (then `BLITZ_PAR_STALL_MS` or the
+/// default), or set by [`set_threshold`].
+static THRESHOLD_MS: AtomicU64 = AtomicU64::new(0);
+
+fn threshold() -> Duration {
+    let mut ms = THRESHOLD_MS.load(Ordering::Relaxed);
+    if ms == 0 {
+        ms = std::env::var("BLITZ_PAR_STALL_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|&ms| ms > 0)
+            .unwrap_or(DEFAULT_THRESHOLD_MS);
+        // A concurrent `set_threshold` wins.
+        let _ = THRESHOLD_MS.compare_exchange(0, ms, Ordering::Relaxed, Ordering::Relaxed);
+        ms = THRESHOLD_MS.load(Ordering::Relaxed);
+    }
+    Duration::from_millis(ms)
+}
+
+/// Sets how long a seat must go without a poll, with a frame waiting unpromoted, before it is
+/// reported (debug builds only; for tests).
+pub fn set_threshold(threshold: Duration) {
+    let ms = u64::try_from(threshold.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1);
+    THRESHOLD_MS.store(ms, Ordering::Relaxed);
+}
+
+/// The reports made so far, in order, as printed to stderr (debug builds only; for tests).
+pub fn reports() -> Vec<String> {
+    REPORTS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+static REPORTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The registries to look at.
+static REGISTRIES: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
+
+static THREAD: OnceLock<()> = OnceLock::new();
+
+/// A registry was built: watch its seats (and start the watchdog with the first).
+pub(crate) fn register(registry: &Arc<Registry>) {
+    if cfg!(any(loom, miri)) {
+        return;
+    }
+    let mut registries = REGISTRIES.lock().unwrap_or_else(|e| e.into_inner());
+    registries.retain(|r| r.strong_count() > 0);
+    registries.push(Arc::downgrade(registry));
+    drop(registries);
+    THREAD.get_or_init(|| {
+        // Not started (out of threads): nothing is watched.
+        let _ = std::thread::Builder::new()
+            .name("blitz-par-stall".into())
+            .spawn(patrol);
+    });
+}
+
+/// What the watchdog saw of one seat.
+struct Seen {
+    registry: *const Registry,
+    index: usize,
+    polls: u32,
+    site: *const Location<'static>,
+    since: Instant,
+    reported: bool,
+}
+
+fn patrol() {
+    let mut seen: Vec<Seen> = Vec::new();
+    loop {
+        let threshold = threshold();
+        std::thread::sleep((threshold / 4).max(Duration::from_millis(5)));
+        let registries: Vec<Arc<Registry>> = REGISTRIES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        let now = Instant::now();
+        let mut next = Vec::with_capacity(seen.len());
+        for registry in &registries {
+            let ptr = Arc::as_ptr(registry);
+            for (index, stall, asked) in registry.stall_view() {
+                let site = stall.site.load(Ordering::Relaxed).cast_const();
+                if site.is_null() {
+                    continue;
+                }
+                let polls = stall.polls.load(Ordering::Relaxed);
+                let mut entry = match seen
+                    .iter()
+                    .position(|s| s.registry == ptr && s.index == index)
+                {
+                    Some(i) => seen.swap_remove(i),
+                    None => Seen {
+                        registry: ptr,
+                        index,
+                        polls,
+                        site,
+                        since: now,
+                        reported: false,
+                    },
+                };
+                if entry.polls != polls || entry.site != site {
+                    entry.polls = polls;
+                    entry.site = site;
+                    entry.since = now;
+                    entry.reported = false;
+                }
+                let still = now.duration_since(entry.since);
+                if !entry.reported && still >= threshold && others_wait(registry, asked) {
+                    entry.reported = true;
+                    report(site, still);
+                }
+                next.push(entry);
+            }
+        }
+        seen = next;
+    }
+}
+
+/// Whether a thread could run the seat's `b` if it were promoted: a worker of its pool sleeps
+/// or is idle, or some thread asked the seat for work (`asked`).
+fn others_wait(registry: &Registry, asked: bool) -> bool {
+    registry.sleep.sleeping_workers() > 0 || registry.sleep.idle_awake_workers() > 0 || asked
+}
+
+fn report(site: *const Location<'static>, still: Duration) {
+    // SAFETY: every published site is a `&'static Location` (`Owner::publish_site`).
+    let site = unsafe { &*site };
+    let message = format!(
+        "blitz-par: a join at {}:{} has not polled for {:.1} s while its second closure waits \
+         unpromoted and other threads are idle; if its first closure waits for the second, this \
+         join hangs (rayon would run the second on another thread), or it runs long without a \
+         parallel call: see the docs of `blitz_par::join`",
+        site.file(),
+        site.line(),
+        still.as_secs_f64(),
+    );
+    eprintln!("{message}");
+    REPORTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(message);
+}
