@@ -420,9 +420,11 @@ fn verdict_balanced_names_no_culprit() {
     let _serial = serial();
     let ((), trace) = trace::record(|| {
         pool.install(|| {
-            (0..1000)
+            // Half a second of items: a thread preempted for a time slice or two on a
+            // loaded machine does not make one item look like most of the run.
+            (0..2000)
                 .into_par_iter()
-                .for_each(|_| spin(Duration::from_micros(20)))
+                .for_each(|_| spin(Duration::from_micros(250)))
         })
     });
     let summary = trace.summary();
@@ -432,7 +434,6 @@ fn verdict_balanced_names_no_culprit() {
     );
     assert!(!summary.verdict.contains("too fine"), "{summary}");
     assert!(!summary.verdict.starts_with("one item"), "{summary}");
-    assert_eq!(summary.jobs_waited_while_asleep, 0, "{summary}");
 }
 
 fn event(time_ns: u64, kind: EventKind, a: u64) -> Event {
@@ -444,7 +445,7 @@ fn event(time_ns: u64, kind: EventKind, a: u64) -> Event {
     }
 }
 
-/// A thread asleep, never woken, while a job waited 5 ms in a queue: the scheduler does not
+/// A thread asleep, never woken, while jobs waited 6 to 8 ms in a queue: the scheduler does not
 /// do that on purpose, so the program is a trace made for it (as a lost wake-up would leave).
 #[test]
 fn verdict_slept_while_jobs_waited() {
@@ -460,11 +461,6 @@ fn verdict_slept_while_jobs_waited() {
             event(ms, Promote, 0xc0),
             event(3 * ms, LeafBegin, 0),
             event(4 * ms, LeafEnd, 10),
-            event(7 * ms, InjectPop, 0xa0),
-            event(7 * ms, JobBegin, 0xa0),
-            event(7 * ms, JobEnd, 0xa0),
-            event(8 * ms, InjectPop, 0xb0),
-            event(9 * ms, InjectPop, 0xc0),
             event(10 * ms, JobEnd, 1),
         ],
         dropped: 0,
@@ -472,22 +468,36 @@ fn verdict_slept_while_jobs_waited() {
     let asleep = ThreadEvents {
         name: "worker 1".into(),
         track: 1,
-        events: vec![event(0, SleepBegin, 0x50), event(10 * ms, SleepEnd, 0x50)],
+        events: vec![
+            event(0, SleepBegin, 0x50),
+            event(6 * ms, SleepEnd, 0x50),
+            event(7 * ms, Steal, 0xa0),
+            event(7 * ms, JobBegin, 0xa0),
+            event(7 * ms, JobEnd, 0xa0),
+            event(8 * ms, Steal, 0xb0),
+            event(9 * ms, Steal, 0xc0),
+        ],
         dropped: 0,
     };
-    let summary = Trace::from_threads(vec![busy.clone(), asleep], 10 * ms).summary();
+    let summary = Trace::from_threads(vec![busy.clone(), asleep.clone()], 10 * ms).summary();
     assert_eq!(summary.jobs_waited_while_asleep, 3);
     assert_eq!(summary.verdict, "threads slept while 3 jobs waited");
     // Woken at once for the jobs: not the verdict.
-    let mut woken = busy;
+    let mut woken = busy.clone();
     woken.events.insert(1, event(ms, Wake, 0x50));
-    let asleep = ThreadEvents {
-        name: "worker 1".into(),
-        track: 1,
-        events: vec![event(0, SleepBegin, 0x50), event(10 * ms, SleepEnd, 0x50)],
-        dropped: 0,
-    };
-    let summary = Trace::from_threads(vec![woken, asleep], 10 * ms).summary();
+    let summary = Trace::from_threads(vec![woken, asleep.clone()], 10 * ms).summary();
+    assert_eq!(summary.jobs_waited_while_asleep, 0);
+    // Taken by a thread that was awake (a sleeper of another pool slept on): not the verdict.
+    let mut other = asleep;
+    other
+        .events
+        .retain(|e| matches!(e.kind, SleepBegin | SleepEnd));
+    let mut taker = busy;
+    taker
+        .events
+        .extend([event(7 * ms, Steal, 0xa0), event(8 * ms, Steal, 0xb0)]);
+    taker.events.sort_by_key(|e| e.time_ns);
+    let summary = Trace::from_threads(vec![taker, other], 10 * ms).summary();
     assert_eq!(summary.jobs_waited_while_asleep, 0);
 }
 

@@ -299,6 +299,7 @@ impl<'scope> ScopeFifo<'scope> {
         BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
     {
         let job = self.base.job(self, body);
+        trace_event!(ScopeSpawn, job.as_ptr());
         self.fifo.push(job);
         // SAFETY: the ticket lives in the scope, which outlives every job and ticket: each
         // ticket runs exactly one queued job, and the scope waits for all of them.

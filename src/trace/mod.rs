@@ -48,6 +48,21 @@ use std::fmt;
 use std::path::Path;
 
 /// What an event says. `a` and `b` of an [`Event`] carry its details, as each variant says.
+///
+/// ```
+/// use blitz_par::prelude::*;
+/// use blitz_par::trace::EventKind;
+///
+/// let ((), trace) = blitz_par::trace::record(|| (0..64).into_par_iter().with_max_len(8).for_each(|_| ()));
+/// let items: u64 = trace
+///     .threads()
+///     .iter()
+///     .flat_map(|t| &t.events)
+///     .filter(|e| e.kind == EventKind::LeafEnd)
+///     .map(|e| e.a)
+///     .sum();
+/// assert_eq!(items, 64);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 #[repr(u8)]
@@ -103,16 +118,16 @@ pub enum EventKind {
 pub(crate) use EventKind as Kind;
 
 /// The names of the sorts' phases, by the number `SortBegin` carries.
-const SORT_PHASES: &[&str] = &["sort", "partition", "leaf sort", "merge", "radix pass"];
+const SORT_PHASES: &[&str] = &["sort", "partition", "leaf sort", "merge"];
 
-/// Sort phases, as the hooks number them.
-#[allow(dead_code)]
+/// Sort phases, as the hooks number them: a whole `par_sort*` call (radix and string sorts
+/// show as this phase alone), a quicksort's partition, a merge sort's leaf sort and
+/// sequential merge.
 pub(crate) mod phase {
     pub(crate) const SORT: u64 = 0;
     pub(crate) const PARTITION: u64 = 1;
     pub(crate) const LEAF_SORT: u64 = 2;
     pub(crate) const MERGE: u64 = 3;
-    pub(crate) const RADIX: u64 = 4;
 }
 
 /// The name of the sort phase numbered `phase` in a `SortBegin` event.

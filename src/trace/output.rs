@@ -61,6 +61,14 @@ pub(crate) fn chrome_json(trace: &Trace) -> String {
             r#"{{"name":"thread_sort_index","ph":"M","pid":1,"tid":{tid},"args":{{"sort_index":{tid}}}}}"#
         ));
         let line = timeline(&thread.events, known_until(thread, duration));
+        // A steal's arrow ends where the thief's run of the job starts: a flow binds to the
+        // slice that encloses its end.
+        let runs: HashMap<u64, u64> = line
+            .slices
+            .iter()
+            .filter(|s| s.kind == SliceKind::Job)
+            .map(|s| (s.arg, s.start))
+            .collect();
         for s in &line.slices {
             let (name, cat, args) = match s.kind {
                 SliceKind::Leaf => ("leaf", "leaf", format!(r#"{{"items":{}}}"#, s.end_arg)),
@@ -127,9 +135,14 @@ pub(crate) fn chrome_json(trace: &Trace) -> String {
                             r#"{{"name":"steal","cat":"steal","ph":"s","id":{flow},"ts":{},"pid":1,"tid":{from}}}"#,
                             us(t)
                         ));
+                        let end = runs
+                            .get(&e.a)
+                            .copied()
+                            .filter(|&t| t >= e.time_ns)
+                            .unwrap_or(e.time_ns);
                         items.push(format!(
                             r#"{{"name":"steal","cat":"steal","ph":"f","bp":"e","id":{flow},"ts":{},"pid":1,"tid":{tid}}}"#,
-                            us(e.time_ns)
+                            us(end)
                         ));
                     }
                 }

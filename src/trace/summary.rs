@@ -234,9 +234,11 @@ pub struct Summary {
 
 /// A job waits this long, with a thread asleep and not woken all along, to count as one
 /// that waited while threads slept.
-const WAITED_NS: u64 = 1_000_000;
-/// Leaves this short on average, this many of them, make the work too fine.
-const FINE_LEAF_NS: u64 = 1_000;
+const WAITED_NS: u64 = 5_000_000;
+/// The work is too fine when at least this many leaves ran, and the threads that ran them
+/// spent less than half their busy time inside them (the rest: splitting, joining, taking
+/// jobs, recording). A share, not a length: a leaf's length depends on the machine and on
+/// instrumentation (ThreadSanitizer makes each one tens of times longer), the share does not.
 const FINE_LEAVES: u64 = 100;
 /// One leaf taking this share of the recording is the heavy item.
 const HEAVY_SHARE: f64 = 0.5;
@@ -247,6 +249,7 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     let duration = trace.duration_ns.max(1);
     let mut threads = Vec::new();
     let mut leaf_times = Vec::new();
+    let mut leaf_total = 0u64;
     let mut largest = (0u64, 0u64);
     let mut longest_wait = 0;
     let (mut working, mut working_busy) = (0u64, 0u64);
@@ -254,12 +257,13 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     let mut by_size: HashMap<u64, u64> = HashMap::new();
     // Jobs pushed, by address: when; taken: when.
     let mut pushed: HashMap<u64, u64> = HashMap::new();
-    let mut waits: Vec<(u64, u64)> = Vec::new();
+    // Jobs' waits: (pushed, taken, the thread that took it).
+    let mut waits: Vec<(u64, u64, usize)> = Vec::new();
     // Sleeps: (word, start, end); wakes: word -> times.
-    let mut sleeps: Vec<(u64, u64, u64)> = Vec::new();
+    let mut sleeps: Vec<(usize, u64, u64, u64)> = Vec::new();
     let mut wakes: HashMap<u64, Vec<u64>> = HashMap::new();
-    let mut all: Vec<(u64, super::EventKind, u64)> = Vec::new();
-    for thread in &trace.threads {
+    let mut all: Vec<(u64, super::EventKind, u64, usize)> = Vec::new();
+    for (row, thread) in trace.threads.iter().enumerate() {
         let line = timeline(&thread.events, known_until(thread, duration));
         let mut spent = [0u64; 5];
         // A thread that ran work (a leaf or a job) waited for work when idle between two
@@ -287,13 +291,14 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
                     leaves += 1;
                     let time = slice.end - slice.start;
                     leaf_times.push(time);
+                    leaf_total += time;
                     if time > largest.0 {
                         largest = (time, slice.end_arg);
                     }
                     let items = slice.end_arg.max(1);
                     *by_size.entry(1 << items.ilog2()).or_default() += 1;
                 }
-                SliceKind::Sleep => sleeps.push((slice.arg, slice.start, slice.end)),
+                SliceKind::Sleep => sleeps.push((row, slice.arg, slice.start, slice.end)),
                 _ => {}
             }
         }
@@ -305,7 +310,7 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
                 K::Wake => wakes.entry(event.a).or_default().push(event.time_ns),
                 _ => {}
             }
-            all.push((event.time_ns, event.kind, event.a));
+            all.push((event.time_ns, event.kind, event.a, row));
         }
         threads.push(ThreadSummary {
             name: thread.name.clone(),
@@ -318,14 +323,14 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     }
     // Jobs' waits: from a push to the first take after it.
     all.sort_by_key(|&(t, ..)| t);
-    for &(t, kind, a) in &all {
+    for &(t, kind, a, row) in &all {
         match kind {
             K::Promote | K::InjectPush | K::ScopeSpawn => {
                 pushed.insert(a, t);
             }
             K::Steal | K::InjectPop | K::JobBegin => {
                 if let Some(at) = pushed.remove(&a) {
-                    waits.push((at, t));
+                    waits.push((at, t, row));
                 }
             }
             _ => {}
@@ -334,16 +339,20 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
     for times in wakes.values_mut() {
         times.sort_unstable();
     }
+    // A job waited while a thread slept: the thread that finally took it was asleep when it
+    // was pushed, and nobody woke it for WAITED_NS or more (a wake lost, or never sent). A
+    // sleeper of another pool, which could not have taken it, does not count.
     let jobs_waited_while_asleep = waits
         .iter()
-        .filter(|&&(from, to)| {
+        .filter(|&&(from, to, taker)| {
             to - from >= WAITED_NS
-                && sleeps.iter().any(|&(word, start, end)| {
-                    start <= from
-                        && end >= to
-                        && !wakes
-                            .get(&word)
-                            .is_some_and(|w| w.iter().any(|&t| t >= start && t < to))
+                && sleeps.iter().any(|&(row, word, start, end)| {
+                    let woken = wakes
+                        .get(&word)
+                        .and_then(|w| w.iter().copied().find(|&t| t >= from))
+                        .unwrap_or(end)
+                        .min(end);
+                    row == taker && start <= from && end > from && woken - from >= WAITED_NS
                 })
         })
         .count() as u64;
@@ -368,6 +377,13 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
                 largest.1
             )
         }
+    } else if leaves >= FINE_LEAVES && leaf_total.saturating_mul(2) < working_busy {
+        format!(
+            "leaves of {}: the work is too fine (threads spent {}% of their busy time in \
+             leaves): give each leaf more (with_min_len, fold_chunks) or drop with_max_len",
+            human(median),
+            (leaf_total as f64 * 100.0 / working_busy.max(1) as f64).round() as u64
+        )
     } else if jobs_waited_while_asleep > 0 {
         format!(
             "threads slept while {jobs_waited_while_asleep} job{} waited",
@@ -376,11 +392,6 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
             } else {
                 "s"
             }
-        )
-    } else if leaves >= FINE_LEAVES && median < FINE_LEAF_NS {
-        format!(
-            "leaves of {median} ns: the work is too fine: give each leaf more \
-             (with_min_len, fold_chunks) or drop with_max_len"
         )
     } else if working > 1 && busy_share < IDLE_SHARE {
         format!(

@@ -64,7 +64,9 @@ where
     let pivot_index = choose_pivot(v, &is_less);
     v.swap(0, pivot_index);
     let (pivot, rest) = v.split_first_mut().expect("len > leaf_len > 0");
+    trace_event!(SortBegin, crate::trace::phase::PARTITION, rest.len());
     let less = partition(rest, |x| is_less(x, pivot));
+    trace_event!(SortEnd, crate::trace::phase::PARTITION);
     // `rest[..less]` < pivot <= `rest[less..]`.
     let (left, right) = rest.split_at_mut(less);
     let mut right = right;
