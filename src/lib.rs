@@ -334,9 +334,10 @@
 //! |---|---|---|---|
 //! | `tuning` | every threshold of the scheduler and the splitting driver | nothing | |
 //! | `sync` | atomics, futex, padding, the clock; the one module loom replaces | `tuning` | |
-//! | `scheduler` | deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs are in `src/scheduler/README.md` | `sync`, `tuning` | |
-//! | `iter` | parallel iterators and their one splitting driver | `scheduler`, `sync`, `tuning` | `slice` and `str` in `vec.rs`, `collections.rs` and `drain.rs`: the sources over `Vec`, `VecDeque` and `String` are slice and string iterators |
-//! | `slice` | slice iterators and sorts | `iter`, `scheduler`, `sync` | |
+//! | `trace` | the `trace` feature: per-thread event rings, recording, the JSON and SVG timelines and the summary; its hook compiles to nothing without the feature | `sync` | |
+//! | `scheduler` | deques, jobs, latches, sleep/wake, pools, `join`, `scope`; its protocols and their proofs are in `src/scheduler/README.md` | `sync`, `trace`, `tuning` | |
+//! | `iter` | parallel iterators and their one splitting driver | `scheduler`, `sync`, `trace`, `tuning` | `slice` and `str` in `vec.rs`, `collections.rs` and `drain.rs`: the sources over `Vec`, `VecDeque` and `String` are slice and string iterators |
+//! | `slice` | slice iterators and sorts | `iter`, `scheduler`, `sync`, `trace` | |
 //! | `str` | string iterators | `iter` | |
 //! | `algo` | `parallel_for` | `iter` | |
 //! | `integrations` | the optional features' adapters (hashbrown, indexmap, indicatif) | `iter`, `slice` | |
