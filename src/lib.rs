@@ -324,12 +324,9 @@ pub use compat::{array, collections, option, range, range_inclusive, result, str
 
 pub mod prelude;
 
-/// Debug builds only: the stall watchdog's hooks for tests (`src/scheduler/stall.rs`).
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(loom)))]
 #[doc(hidden)]
-pub mod __stall {
-    pub use crate::scheduler::stall::{reports, set_threshold};
-}
+pub use scheduler::__stall;
 
 pub use algo::{parallel_for, parallel_for_chunks};
 #[doc(hidden)]
