@@ -65,7 +65,8 @@ pub(crate) type Site = &'static Location<'static>;
 /// Where a join was called, for the stall watchdog of debug builds (`stall.rs`); nothing in
 /// release builds.
 #[cfg(not(all(debug_assertions, not(loom))))]
-pub(crate) type Site = ();
+#[derive(Clone, Copy)]
+pub(crate) struct Site;
 
 /// The [`Site`] of the caller (through `#[track_caller]` functions).
 #[cfg(all(debug_assertions, not(loom)))]
@@ -78,7 +79,9 @@ pub(crate) fn site() -> Site {
 /// The [`Site`] of the caller: nothing in release builds.
 #[cfg(not(all(debug_assertions, not(loom))))]
 #[inline(always)]
-pub(crate) fn site() -> Site {}
+pub(crate) fn site() -> Site {
+    Site
+}
 
 /// The clock reading `period` ticks after `now`; never 0, which `Local::next_beat` keeps for
 /// "not started".
