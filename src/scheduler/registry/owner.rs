@@ -309,7 +309,7 @@ impl<'a> Owner<'a> {
             self.publish_site();
         }
         #[cfg(not(all(debug_assertions, not(loom))))]
-        let _ = site;
+        let () = site;
         Recorded { depth }
     }
 

@@ -65,8 +65,7 @@ pub(crate) type Site = &'static Location<'static>;
 /// Where a join was called, for the stall watchdog of debug builds (`stall.rs`); nothing in
 /// release builds.
 #[cfg(not(all(debug_assertions, not(loom))))]
-#[derive(Clone, Copy)]
-pub(crate) struct Site;
+pub(crate) type Site = ();
 
 /// The [`Site`] of the caller (through `#[track_caller]` functions).
 #[cfg(all(debug_assertions, not(loom)))]
@@ -79,9 +78,7 @@ pub(crate) fn site() -> Site {
 /// The [`Site`] of the caller: nothing in release builds.
 #[cfg(not(all(debug_assertions, not(loom))))]
 #[inline(always)]
-pub(crate) fn site() -> Site {
-    Site
-}
+pub(crate) fn site() -> Site {}
 
 /// The clock reading `period` ticks after `now`; never 0, which `Local::next_beat` keeps for
 /// "not started".
