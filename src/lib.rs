@@ -268,7 +268,7 @@
 //! short loop runs: it hands the rest of such a loop to the pool when its first items run long,
 //! and sleeps while no loop needs it. Debug builds start one more with the first pool,
 //! `blitz-par-stall`, which reports on stderr a join whose first closure seems to wait for its
-//! second ([`join`]).
+//! second ([`join`](fn@join)).
 //!
 //! # Design
 //!
