@@ -15,9 +15,13 @@
 //! location. A long `a` that runs sequential code without any parallel call is reported too:
 //! it does not poll either, and its `b` waits as long.
 //!
-//! Loom builds have none of it either (its atomics are loom's there, and the thread would run
-//! outside every model). Release builds have none of this: the words, their stores on the join path, the locations
-//! (`#[track_caller]` on `join` only under `debug_assertions`) and the thread.
+//! The watchdog keeps a `Weak` of each registry and holds an `Arc` only while it looks at its
+//! seats, so a pool's registry is freed as before, at times on this thread (when the pool was
+//! dropped during a look).
+//!
+//! Release builds have none of this: the words, their stores on the join path, the locations
+//! (`#[track_caller]` on `join` only under `debug_assertions`) and the thread. Nor have loom
+//! builds (loom's atomics need a model, and the thread would run outside every model).
 
 use super::registry::Registry;
 use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, Mutex, Ordering};
