@@ -322,7 +322,7 @@
 //!   of its own to run it (one thread, taken by `use_current_thread`): it runs that closure
 //!   and exits.
 //! - `blitz-par-stall`, in debug builds only, one per process, with the first pool: it reports
-//!   on stderr a join whose first closure seems to wait for its second ([`join`]).
+//!   on stderr a join whose first closure seems to wait for its second ([`join`](fn@join)).
 //!
 //! # Design
 //!
@@ -402,12 +402,9 @@ pub use compat::{array, collections, option, range, range_inclusive, result, str
 
 pub mod prelude;
 
-/// Debug builds only: the stall watchdog's hooks for tests (`src/scheduler/stall.rs`).
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(loom)))]
 #[doc(hidden)]
-pub mod __stall {
-    pub use crate::scheduler::stall::{reports, set_threshold};
-}
+pub use scheduler::__stall;
 
 pub use algo::{parallel_for, parallel_for_chunks};
 #[doc(hidden)]

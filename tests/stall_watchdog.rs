@@ -2,7 +2,7 @@
 //! waits unpromoted (which hangs if the first waits for the second) is reported once, with the
 //! join's location; a first closure that keeps polling (joins inside it) is not.
 
-#![cfg(debug_assertions)]
+#![cfg(all(debug_assertions, not(loom)))]
 
 use blitz_par::ThreadPoolBuilder;
 use std::sync::mpsc;

@@ -117,6 +117,9 @@ where
     RA: Send,
     RB: Send,
 {
+    // `site()` is `()` in release builds: a unit struct instead changed the inlining of the
+    // iterator driver's joins (`examples/join_shapes`'s disassembly).
+    #[allow(clippy::unit_arg)]
     join_at(a, b, site())
 }
 
@@ -154,6 +157,7 @@ where
     RB: Send,
 {
     let (a, b) = (move |_: FnContext| a(), move |_: FnContext| b());
+    #[allow(clippy::let_unit_value)] // `()` in release builds (see `join_context`).
     let site = site();
     Owner::with_current(move |owner| match owner {
         None => join_outside(a, b, site),

@@ -12,6 +12,9 @@
 //!   join-frame recording and promotion, the heartbeat, work finding and the wait loops
 //!   (`owner.rs`); building a registry, the worker main loop, termination and
 //!   `use_current_thread` (`lifecycle.rs`);
+//! - `stall.rs`: debug builds only, the stall watchdog, which reports a join whose first
+//!   closure seems to wait for its unpromoted second (`README.md`, "A first closure that
+//!   blocks")
 //! - `watch.rs`, `watch_slot.rs`: the watch, which hands the rest of a short loop to the pool
 //!   while its first item runs long, and the slot it is handed over through;
 //! - `join.rs`, `scope.rs`, `spawn.rs`, `pool.rs`: the public operations;
@@ -46,8 +49,14 @@ mod scope;
 mod sleep;
 mod spawn;
 mod spawn_future;
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(loom)))]
 pub(crate) mod stall;
+/// Debug builds only: the stall watchdog's hooks for tests (`stall.rs`).
+#[cfg(all(debug_assertions, not(loom)))]
+#[doc(hidden)]
+pub mod __stall {
+    pub use super::stall::{reports, set_threshold};
+}
 mod thread;
 mod try_join;
 #[cfg(not(loom))]

@@ -15,13 +15,18 @@
 //! location. A long `a` that runs sequential code without any parallel call is reported too:
 //! it does not poll either, and its `b` waits as long.
 //!
+//! The watchdog keeps a `Weak` of each registry and holds an `Arc` only while it looks at its
+//! seats, so a pool's registry is freed as before, at times on this thread (when the pool was
+//! dropped during a look).
+//!
 //! Release builds have none of this: the words, their stores on the join path, the locations
-//! (`#[track_caller]` on `join` only under `debug_assertions`) and the thread.
+//! (`#[track_caller]` on `join` only under `debug_assertions`) and the thread. Nor have loom
+//! builds (loom's atomics need a model, and the thread would run outside every model).
 
 use super::registry::Registry;
+use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, Mutex, Ordering};
 use std::panic::Location;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 /// What a seat publishes for the stall watchdog; written by its owner only.
@@ -100,7 +105,7 @@ static THREAD: OnceLock<()> = OnceLock::new();
 
 /// A registry was built: watch its seats (and start the watchdog with the first).
 pub(crate) fn register(registry: &Arc<Registry>) {
-    if cfg!(any(loom, miri)) {
+    if cfg!(miri) {
         return;
     }
     let mut registries = REGISTRIES.lock().unwrap_or_else(|e| e.into_inner());
@@ -108,9 +113,12 @@ pub(crate) fn register(registry: &Arc<Registry>) {
     registries.push(Arc::downgrade(registry));
     drop(registries);
     THREAD.get_or_init(|| {
-        // Not started (out of threads): nothing is watched.
+        // Not started (out of threads): nothing is watched. A small stack: it formats a line
+        // at most, and a process near its address-space limit (`tests/thread_limits.rs`)
+        // keeps its room for the pool's threads.
         let _ = std::thread::Builder::new()
             .name("blitz-par-stall".into())
+            .stack_size(128 * 1024)
             .spawn(patrol);
     });
 }

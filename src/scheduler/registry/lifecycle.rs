@@ -131,7 +131,7 @@ impl Registry {
                     inbox: Injector::new(if index < n { 16 } else { 2 }),
                     registry: ptr,
                     index,
-                    #[cfg(debug_assertions)]
+                    #[cfg(all(debug_assertions, not(loom)))]
                     stall: crate::scheduler::stall::SeatStall::new(),
                 })
                 .collect();
@@ -171,7 +171,7 @@ impl Registry {
             }
         }
         std::mem::forget(stop);
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         crate::scheduler::stall::register(&registry);
         Ok(registry)
     }

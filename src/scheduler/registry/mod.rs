@@ -95,7 +95,7 @@ impl Registry {
 
     /// Debug builds only, for the stall watchdog (`stall.rs`): each seat's published state,
     /// with whether some thread asked it for work.
-    #[cfg(debug_assertions)]
+    #[cfg(all(debug_assertions, not(loom)))]
     pub(crate) fn stall_view(
         &self,
     ) -> impl Iterator<Item = (usize, &crate::scheduler::stall::SeatStall, bool)> {

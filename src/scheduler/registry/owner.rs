@@ -178,14 +178,14 @@ impl<'a> Owner<'a> {
         local.beat_wakes.set(1);
         local.cancel.set(CancelToken::NONE);
         self.seat.split_request.store(false, Ordering::Relaxed);
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         self.publish_site();
     }
 
     /// Debug builds only: publishes where the oldest recorded frame that waits unpromoted was
     /// recorded (null: none), for the stall watchdog (`stall.rs`). Called wherever `depth`
     /// or `promoted` changes.
-    #[cfg(debug_assertions)]
+    #[cfg(all(debug_assertions, not(loom)))]
     fn publish_site(self) {
         let local = self.local();
         let promoted = local.promoted();
@@ -305,12 +305,12 @@ impl<'a> Owner<'a> {
         // recorded join's instructions (`examples/join_shapes`).
         unsafe { local.frames.get_unchecked(depth) }.set(frame);
         local.depth.set(depth + 1);
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         {
             local.sites[depth].set(site);
             self.publish_site();
         }
-        #[cfg(not(debug_assertions))]
+        #[cfg(not(all(debug_assertions, not(loom))))]
         let () = site;
         Recorded { depth }
     }
@@ -329,7 +329,7 @@ impl<'a> Owner<'a> {
             "join frames close in LIFO order"
         );
         local.depth.set(depth);
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         self.publish_site();
         if depth < local.promoted() {
             local.set_promoted(depth);
@@ -342,7 +342,7 @@ impl<'a> Owner<'a> {
     /// does anyone want work from us, or is the heartbeat's clock read due?
     #[inline(always)]
     pub(crate) fn poll(self, weight: u32) -> bool {
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         self.seat.stall.polled();
         let local = self.local();
         // Counts below zero (not saturating at zero): one subtraction and the sign of its
@@ -421,7 +421,7 @@ impl<'a> Owner<'a> {
     /// in a branch of its own: the match folds away.
     #[inline]
     pub(crate) fn poll_for_split(self, reading: Reading) -> Want {
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         if reading != Reading::None {
             // `poll` counts the other.
             self.seat.stall.polled();
@@ -594,7 +594,7 @@ impl<'a> Owner<'a> {
         }
         let frame = local.frames[index].get();
         local.set_promoted(index + 1);
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, not(loom)))]
         self.publish_site();
         // SAFETY: frames [promoted, depth) are live recorded join frames on this thread's
         // stack (`record`'s contract), and nobody else can see this one before the push below,

@@ -20,7 +20,7 @@ use crate::sync::{ticks, ticks_in, AtomicBool, CachePadded};
 use crate::tuning::{JOINS_PER_CLOCK_READ, MAX_FRAMES, PROVEN_BEAT_NS, RECORD_WINDOW};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(loom)))]
 use std::panic::Location;
 use std::sync::Arc;
 
@@ -60,15 +60,15 @@ impl FrameHead {
 
 /// Where a join was called, for the stall watchdog of debug builds (`stall.rs`); nothing in
 /// release builds.
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(loom)))]
 pub(crate) type Site = &'static Location<'static>;
 /// Where a join was called, for the stall watchdog of debug builds (`stall.rs`); nothing in
 /// release builds.
-#[cfg(not(debug_assertions))]
+#[cfg(not(all(debug_assertions, not(loom))))]
 pub(crate) type Site = ();
 
 /// The [`Site`] of the caller (through `#[track_caller]` functions).
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(loom)))]
 #[track_caller]
 #[inline]
 pub(crate) fn site() -> Site {
@@ -76,7 +76,7 @@ pub(crate) fn site() -> Site {
 }
 
 /// The [`Site`] of the caller: nothing in release builds.
-#[cfg(not(debug_assertions))]
+#[cfg(not(all(debug_assertions, not(loom))))]
 #[inline(always)]
 pub(crate) fn site() -> Site {}
 
@@ -128,7 +128,7 @@ pub(crate) struct Local {
     /// rule).
     pub(super) frames: [Cell<*const FrameHead>; MAX_FRAMES],
     /// Debug builds only: where each recorded frame's join was called (`stall.rs`).
-    #[cfg(debug_assertions)]
+    #[cfg(all(debug_assertions, not(loom)))]
     pub(super) sites: [Cell<*const Location<'static>>; MAX_FRAMES],
 }
 
@@ -149,7 +149,7 @@ impl Local {
             rng: Cell::new(seed | 1),
             cancel: Cell::new(CancelToken::NONE),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
-            #[cfg(debug_assertions)]
+            #[cfg(all(debug_assertions, not(loom)))]
             sites: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
         }
     }
@@ -223,7 +223,7 @@ pub(crate) struct Seat {
     /// The seat's place in the registry: `0..num_workers` for workers, above for guests.
     pub(crate) index: usize,
     /// Debug builds only: what the stall watchdog looks at (`stall.rs`).
-    #[cfg(debug_assertions)]
+    #[cfg(all(debug_assertions, not(loom)))]
     pub(crate) stall: crate::scheduler::stall::SeatStall,
 }
 
