@@ -395,9 +395,10 @@ fn the_list_of_threads_names_every_thread_the_crate_starts() {
         }
     }
     // The pools' threads (the spawn handlers, `build_scoped`'s, the lenient start of the
-    // global pool) and the three named ones.
+    // global pool), the three named ones, and the debug builds' stall watchdog.
     let expected: BTreeSet<String> = [
         "scheduler/builder.rs",
+        "scheduler/stall.rs",
         "scheduler/thread.rs",
         "scheduler/registry/lifecycle.rs",
         "scheduler/watch.rs",
