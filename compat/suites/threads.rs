@@ -1,5 +1,6 @@
 //! The threads of this process, for the one-pool checks: every thread but the main one and the
-//! caller must be a named thread of the one global pool, or blitz-par's watch thread. A second
+//! caller must be a named thread of the one global pool, or one of blitz-par's own helper
+//! threads (the watch thread; in debug builds the stall watchdog). A second
 //! pool (real rayon's, say, whose threads are unnamed) would show up as a thread named like the
 //! program.
 
@@ -26,13 +27,16 @@ pub fn other_threads() -> Vec<String> {
 }
 
 /// Panics unless every other thread is one of the global pool's (named `{prefix}{index}` with
-/// index below `num_threads`) or blitz-par's watch thread, and the pool's are all there.
+/// index below `num_threads`) or one of blitz-par's helper threads, and the pool's are all
+/// there.
 pub fn assert_one_pool(prefix: &str, num_threads: usize) {
     let names = other_threads();
     let pool: Vec<&String> = names.iter().filter(|n| n.starts_with(prefix)).collect();
     let foreign: Vec<&String> = names
         .iter()
-        .filter(|n| !n.starts_with(prefix) && n.as_str() != "blitz-par-watch")
+        .filter(|n| {
+            !n.starts_with(prefix) && !["blitz-par-watch", "blitz-par-stall"].contains(&n.as_str())
+        })
         .collect();
     assert!(
         foreign.is_empty(),
