@@ -78,9 +78,9 @@ fn next_random(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A pointer into the slice or the scratch buffer that the blocks of step 4 share; each
-/// touches its own ranges.
-struct SharedPtr<T>(*mut T);
+/// A pointer into a slice or a scratch buffer that parallel blocks share; each touches its
+/// own slots or ranges (step 4 here; `par_shuffle`'s moves).
+pub(super) struct SharedPtr<T>(pub(super) *mut T);
 
 impl<T> Clone for SharedPtr<T> {
     fn clone(&self) -> Self {
@@ -92,7 +92,7 @@ impl<T> Copy for SharedPtr<T> {}
 
 impl<T> SharedPtr<T> {
     /// The pointer (a method, so that closures capture the `Send` wrapper, not its field).
-    fn get(self) -> *mut T {
+    pub(super) fn get(self) -> *mut T {
         self.0
     }
 }

@@ -28,6 +28,7 @@
 //! unwind while an element lives only in the scratch buffer.
 
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::slice::select::SharedPtr;
 use crate::slice::ParallelSliceMut;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
@@ -73,29 +74,6 @@ fn fisher_yates<T>(v: &mut [T], rng: &mut Xoshiro256PlusPlus) {
         v.swap(i, j);
     }
 }
-
-/// A raw pointer that the blocks share; each block reads or writes only its own slots.
-struct SharedPtr<T>(*mut T);
-
-impl<T> Clone for SharedPtr<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for SharedPtr<T> {}
-
-impl<T> SharedPtr<T> {
-    /// The pointer (a method, so that closures capture the `Send` wrapper, not its field).
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
-
-// SAFETY: used to move `T`s between threads, each slot by one thread, which `T: Send` allows.
-unsafe impl<T: Send> Send for SharedPtr<T> {}
-// SAFETY: as for `Send`: the threads sharing it touch disjoint slots.
-unsafe impl<T: Send> Sync for SharedPtr<T> {}
 
 /// Shuffles `v` by the module's algorithm with `seed`.
 pub(super) fn shuffle<T: Send>(v: &mut [T], seed: u64) {
