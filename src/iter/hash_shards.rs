@@ -41,6 +41,9 @@ type Fast = foldhash::fast::RandomState;
 /// An inner table: a shard's or a leaf's groups.
 type Table<K, A> = HashMap<K, A, Fast>;
 
+/// One shard of one leaf of [`by_key_associative`]: its table, then its dealt pairs.
+type LeafShard<K, V, A> = (Table<K, Option<A>>, Vec<(K, V)>);
+
 /// The lowest bit of the hash that picks a shard. hashbrown (std's table) indexes its buckets
 /// by the low bits of the hash and tags them with the top 7, so bits from 32 up (for tables
 /// under 2^32 buckets) leave each shard's keys as spread over their table as any keys are.
@@ -267,7 +270,7 @@ impl<K: Eq + Hash, V, A> Leaf<K, V, A> {
     }
 
     /// The leaf's shards: each one's table and dealt pairs.
-    fn into_shards(self) -> impl Iterator<Item = (Table<K, Option<A>>, Vec<(K, V)>)> {
+    fn into_shards(self) -> impl Iterator<Item = LeafShard<K, V, A>> {
         self.tables.into_iter().zip(self.pairs)
     }
 }
@@ -305,7 +308,7 @@ where
 {
     let sharder = Sharder::new();
     let shards = sharder.shards();
-    let leaves: Vec<Vec<(Table<K, Option<A>>, Vec<(K, V)>)>> = iter
+    let leaves: Vec<Vec<LeafShard<K, V, A>>> = iter
         .fold(
             || Leaf::new(&sharder),
             |mut leaf, (key, value)| {
