@@ -426,12 +426,7 @@ where
     let (keys, items): (Vec<K>, Vec<I::Item>) = iter.map(|item| (key(&item), item)).unzip();
     let keep = hash_shards::first_of_each_key(&keys);
     drop(keys);
-    let kept: Vec<I::Item> = items
-        .into_par_iter()
-        .zip(keep)
-        .filter_map(|(item, keep)| keep.then_some(item))
-        .collect();
-    kept.into_par_iter()
+    kept(items, keep)
 }
 
 /// `unique`: the items are their own keys, so no key is computed or stored.
@@ -442,7 +437,12 @@ where
 {
     let items: Vec<I::Item> = iter.collect();
     let keep = hash_shards::first_of_each_key(&items);
-    let kept: Vec<I::Item> = items
+    kept(items, keep)
+}
+
+/// The items whose `keep` is true, in order, filtered in parallel.
+fn kept<T: Send>(items: Vec<T>, keep: Vec<bool>) -> crate::vec::IntoIter<T> {
+    let kept: Vec<T> = items
         .into_par_iter()
         .zip(keep)
         .filter_map(|(item, keep)| keep.then_some(item))

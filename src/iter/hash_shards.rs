@@ -1,9 +1,9 @@
 //! The hash-sharded kernels behind `counts`, the group maps, the grouping map and `unique`.
 //!
-//! Every key is hashed once with one `RandomState` shared by all threads, and a few bits of
-//! the hash pick its shard (one of `S`, a power of two a few times the thread count). Keys of
-//! different shards never meet, so each shard's table is built by one thread without locks,
-//! and all shards are built at once. Two kernels:
+//! Every key is hashed with one fast hasher (foldhash, seeded at random) shared by all
+//! threads, and a few bits of the hash pick its shard (one of `S`, a power of two a few times
+//! the thread count). Keys of different shards never meet, so each shard's table is built by
+//! one thread without locks, and all shards are built at once. Two kernels:
 //!
 //! - [`by_key_in_order`]: every leaf deals its `(key, value)` pairs into per-shard vectors,
 //!   in order; the leaves are collected in order, so shard `s` of leaf 0, then of leaf 1, ...
@@ -12,21 +12,37 @@
 //!   fold would: nothing needs to be associative (itertools' `fold`, `aggregate`, `collect`,
 //!   and the group maps' `Vec`s in input order).
 //! - [`by_key_associative`]: every leaf folds its pairs at once into per-shard tables (for
-//!   few distinct keys the tables stay small and hot, and no pair is copied); one task per
-//!   shard then merges shard `s` of every leaf, in leaf order, with the user's `combine`
-//!   (sums, counts, extremes).
+//!   few distinct keys the tables stay small and hot, and no pair is copied). A leaf whose
+//!   tables hold more than one group per two items (many distinct keys: each would be
+//!   inserted twice, into the leaf's table and again into its shard's) deals the rest of its
+//!   pairs instead, as the in-order kernel does. One task per shard then merges shard `s` of
+//!   every leaf, in leaf order (the leaf's table with the user's `combine`, then its dealt
+//!   pairs with `step`): sums, counts, extremes.
 //!
-//! Both end in [`Sharder::assemble`]: the shards' tables are moved into one std `HashMap` with
-//! the same hasher, reserved once. That step is serial (one insertion per distinct key): std's
-//! `HashMap` cannot be built from disjoint parts or written by several threads (PERF.md).
+//! Both end in [`Sharder::assemble`]: the shards' tables are moved into one std `HashMap`
+//! (std's `RandomState`, the type the methods return), reserved once. That step is serial
+//! (one insertion per distinct key, the only SipHash of a key): std's `HashMap` cannot be
+//! built from disjoint parts or written by several threads (PERF.md).
 //!
 //! No unsafe code: a panic in a user closure unwinds through owned vectors and tables, which
 //! drop every item they hold exactly once.
 
 use super::ParallelIterator;
 use crate::iter::IntoParallelIterator;
-use std::collections::hash_map::{Entry, HashMap, RandomState};
+use std::collections::hash_map::{Entry, HashMap};
+use std::collections::HashSet;
 use std::hash::{BuildHasher, Hash};
+
+/// The hasher of the inner tables and of the shard choice: a few multiplies per `u64`, where
+/// SipHash (std's) is tens of instructions; seeded at random per grouping, so an input cannot
+/// be chosen to collide.
+type Fast = foldhash::fast::RandomState;
+
+/// An inner table: a shard's or a leaf's groups.
+type Table<K, A> = HashMap<K, A, Fast>;
+
+/// One shard of one leaf of [`by_key_associative`]: its table, then its dealt pairs.
+type LeafShard<K, V, A> = (Table<K, Option<A>>, Vec<(K, V)>);
 
 /// The lowest bit of the hash that picks a shard. hashbrown (std's table) indexes its buckets
 /// by the low bits of the hash and tags them with the top 7, so bits from 32 up (for tables
@@ -39,9 +55,15 @@ const SHARDS_PER_THREAD: usize = 4;
 /// At most this many shards: each leaf keeps one vector or table per shard.
 const MAX_SHARDS: usize = 256;
 
+/// A leaf of [`by_key_associative`] first looks at its tables after this many items, then
+/// at each power of two: below it a leaf keeps its tables whatever their size (a table of a
+/// few thousand groups is cheap to merge), and a leaf of thousands of items over about as
+/// many keys (a 1,000-key count) is not mistaken for one of all-distinct keys.
+const DEAL_CHECK_FIRST: usize = 4096;
+
 /// The hasher and the shard count of one grouping.
 pub(crate) struct Sharder {
-    state: RandomState,
+    state: Fast,
     bits: u32,
 }
 
@@ -57,7 +79,7 @@ impl Sharder {
                 .min(MAX_SHARDS)
         };
         Sharder {
-            state: RandomState::new(),
+            state: Fast::default(),
             bits: shards.trailing_zeros(),
         }
     }
@@ -75,19 +97,17 @@ impl Sharder {
         (self.state.hash_one(key) >> SHARD_SHIFT) as usize & (self.shards() - 1)
     }
 
-    /// An empty table with the grouping's hasher.
-    pub(crate) fn table<K, A>(&self) -> HashMap<K, A> {
+    /// An empty inner table with the grouping's hasher.
+    fn table<K, A>(&self) -> Table<K, A> {
         HashMap::with_hasher(self.state.clone())
     }
 
-    /// One `HashMap` from the shards' tables (whose keys are disjoint), leaving out the
-    /// groups whose accumulator is `None` (an `aggregate` that dropped its group).
-    pub(crate) fn assemble<K: Eq + Hash, A>(
-        &self,
-        shards: Vec<HashMap<K, Option<A>>>,
-    ) -> HashMap<K, A> {
-        let mut map = self.table();
-        map.reserve(shards.iter().map(HashMap::len).sum());
+    /// One std `HashMap` from the shards' tables (whose keys are disjoint), leaving out the
+    /// groups whose accumulator is `None` (an `aggregate` that dropped its group). Sized
+    /// once for all the groups: it never grows.
+    fn assemble<K: Eq + Hash, A>(&self, shards: Vec<Table<K, Option<A>>>) -> HashMap<K, A> {
+        let groups = shards.iter().map(HashMap::len).sum();
+        let mut map = HashMap::with_capacity(groups);
         for shard in shards {
             map.extend(shard.into_iter().filter_map(|(k, a)| Some((k, a?))));
         }
@@ -96,7 +116,7 @@ impl Sharder {
 }
 
 /// Applies one step of a fold to the group of `key` in `table`.
-fn step_into<K, V, A, F>(table: &mut HashMap<K, Option<A>>, key: K, value: V, step: &F)
+fn step_into<K, V, A, F>(table: &mut Table<K, Option<A>>, key: K, value: V, step: &F)
 where
     K: Eq + Hash,
     F: Fn(Option<A>, &K, V) -> Option<A>,
@@ -148,7 +168,7 @@ where
             },
         )
         .collect();
-    let tables: Vec<HashMap<K, Option<A>>> = transpose(leaves, shards)
+    let tables: Vec<Table<K, Option<A>>> = transpose(leaves, shards)
         .into_par_iter()
         .map(|parts| {
             let mut table = sharder.table();
@@ -164,10 +184,10 @@ where
 /// Merges two tables of consecutive parts, `left` before `right`, into the larger one:
 /// `combine(key, left's, right's)` for a key in both.
 fn merge_in_order<K, A, C>(
-    left: HashMap<K, Option<A>>,
-    right: HashMap<K, Option<A>>,
+    left: Table<K, Option<A>>,
+    right: Table<K, Option<A>>,
     combine: &C,
-) -> HashMap<K, Option<A>>
+) -> Table<K, Option<A>>
 where
     K: Eq + Hash,
     C: Fn(&K, A, A) -> A,
@@ -177,36 +197,81 @@ where
         (l, None) => l,
         (None, r) => r,
     };
-    if left.len() >= right.len() {
-        let mut target = left;
-        for (key, r) in right {
-            match target.entry(key) {
-                Entry::Occupied(mut e) => {
-                    let l = e.get_mut().take();
-                    let next = both(e.key(), l, r);
-                    *e.get_mut() = next;
-                }
-                Entry::Vacant(e) => {
-                    e.insert(r);
-                }
-            }
-        }
-        target
+    // Into the larger table; `swapped` when that is the later one.
+    let swapped = left.len() < right.len();
+    let (mut target, source) = if swapped {
+        (right, left)
     } else {
-        let mut target = right;
-        for (key, l) in left {
-            match target.entry(key) {
-                Entry::Occupied(mut e) => {
-                    let r = e.get_mut().take();
-                    let next = both(e.key(), l, r);
-                    *e.get_mut() = next;
-                }
-                Entry::Vacant(e) => {
-                    e.insert(l);
-                }
+        (left, right)
+    };
+    for (key, from_source) in source {
+        match target.entry(key) {
+            Entry::Occupied(mut e) => {
+                let in_target = e.get_mut().take();
+                let (l, r) = if swapped {
+                    (from_source, in_target)
+                } else {
+                    (in_target, from_source)
+                };
+                let next = both(e.key(), l, r);
+                *e.get_mut() = next;
+            }
+            Entry::Vacant(e) => {
+                e.insert(from_source);
             }
         }
-        target
+    }
+    target
+}
+
+/// One leaf of [`by_key_associative`]: per shard, the groups folded in the leaf's table
+/// mode, then the pairs dealt after it switched to dealing (all of them after its table).
+struct Leaf<K, V, A> {
+    tables: Vec<Table<K, Option<A>>>,
+    pairs: Vec<Vec<(K, V)>>,
+    /// Items folded into the tables, and the groups they made.
+    items: usize,
+    groups: usize,
+    dealing: bool,
+}
+
+impl<K: Eq + Hash, V, A> Leaf<K, V, A> {
+    fn new(sharder: &Sharder) -> Self {
+        let shards = sharder.shards();
+        Leaf {
+            tables: (0..shards).map(|_| sharder.table()).collect(),
+            pairs: (0..shards).map(|_| Vec::new()).collect(),
+            items: 0,
+            groups: 0,
+            dealing: false,
+        }
+    }
+
+    /// Folds `(key, value)` into its shard's table, or deals it; after `first_check` items
+    /// and at each power of two beyond, a leaf with more than one group per two items turns
+    /// to dealing for good.
+    fn push<F>(&mut self, sharder: &Sharder, key: K, value: V, step: &F, first_check: usize)
+    where
+        F: Fn(Option<A>, &K, V) -> Option<A>,
+    {
+        let s = sharder.shard_of(&key);
+        if self.dealing {
+            self.pairs[s].push((key, value));
+            return;
+        }
+        let table = &mut self.tables[s];
+        let before = table.len();
+        step_into(table, key, value, step);
+        self.groups += table.len() - before;
+        self.items += 1;
+        if self.items >= first_check && self.items.is_power_of_two() {
+            self.dealing = self.groups * 2 > self.items;
+        }
+    }
+
+    /// The leaf's shards: each one's table and dealt pairs.
+    fn into_shards(self) -> impl Iterator<Item = LeafShard<K, V, A>> {
+        self.tables.into_iter().zip(self.pairs)
     }
 }
 
@@ -222,25 +287,48 @@ where
     F: Fn(Option<A>, &K, V) -> Option<A> + Sync,
     C: Fn(&K, A, A) -> A + Sync,
 {
+    by_key_associative_checking(iter, step, combine, DEAL_CHECK_FIRST)
+}
+
+/// [`by_key_associative`], the leaves first checking their tables after `first_check` items
+/// (tests take both sides of the switch to dealing).
+fn by_key_associative_checking<I, K, V, A, F, C>(
+    iter: I,
+    step: &F,
+    combine: &C,
+    first_check: usize,
+) -> HashMap<K, A>
+where
+    I: ParallelIterator<Item = (K, V)>,
+    K: Eq + Hash + Send,
+    V: Send,
+    A: Send,
+    F: Fn(Option<A>, &K, V) -> Option<A> + Sync,
+    C: Fn(&K, A, A) -> A + Sync,
+{
     let sharder = Sharder::new();
     let shards = sharder.shards();
-    let leaves: Vec<Vec<HashMap<K, Option<A>>>> = iter
+    let leaves: Vec<Vec<LeafShard<K, V, A>>> = iter
         .fold(
-            || (0..shards).map(|_| sharder.table()).collect::<Vec<_>>(),
-            |mut tables: Vec<HashMap<K, Option<A>>>, (key, value)| {
-                let s = sharder.shard_of(&key);
-                step_into(&mut tables[s], key, value, step);
-                tables
+            || Leaf::new(&sharder),
+            |mut leaf, (key, value)| {
+                leaf.push(&sharder, key, value, step, first_check);
+                leaf
             },
         )
+        .map(|leaf| leaf.into_shards().collect())
         .collect();
-    let tables: Vec<HashMap<K, Option<A>>> = transpose(leaves, shards)
+    let tables: Vec<Table<K, Option<A>>> = transpose(leaves, shards)
         .into_par_iter()
         .map(|parts| {
-            parts
-                .into_iter()
-                .reduce(|l, r| merge_in_order(l, r, combine))
-                .unwrap_or_else(|| sharder.table())
+            let mut shard = sharder.table();
+            for (table, pairs) in parts {
+                shard = merge_in_order(shard, table, combine);
+                for (key, value) in pairs {
+                    step_into(&mut shard, key, value, step);
+                }
+            }
+            shard
         })
         .collect();
     sharder.assemble(tables)
@@ -255,6 +343,11 @@ where
 {
     let sharder = Sharder::new();
     let shards = sharder.shards();
+    if shards == 1 {
+        // One thread: the set in one pass, without dealing out positions.
+        let mut seen = HashSet::with_hasher(sharder.state.clone());
+        return keys.iter().map(|key| seen.insert(key)).collect();
+    }
     let leaves: Vec<Vec<Vec<usize>>> = (0..keys.len())
         .into_par_iter()
         .fold(
@@ -268,7 +361,7 @@ where
     let firsts: Vec<Vec<usize>> = transpose(leaves, shards)
         .into_par_iter()
         .map(|parts| {
-            let mut seen = std::collections::HashSet::with_hasher(sharder.state.clone());
+            let mut seen = HashSet::with_hasher(sharder.state.clone());
             parts
                 .into_iter()
                 .flatten()
@@ -324,12 +417,81 @@ mod tests {
         assert_eq!(firsts, (0..10).map(|k| (k, k)).collect());
     }
 
+    /// A leaf turns to dealing at its first check with more than one group per two items,
+    /// and keeps its tables with fewer.
+    #[test]
+    fn leaf_switches_to_dealing_only_over_many_groups() {
+        let sharder = Sharder::new();
+        let step = |acc: Option<u32>, _: &u32, v: u32| Some(acc.unwrap_or(0) + v);
+        let mut distinct = Leaf::new(&sharder);
+        let mut few = Leaf::new(&sharder);
+        for x in 0..64u32 {
+            distinct.push(&sharder, x, 1, &step, 16);
+            few.push(&sharder, x % 8, 1, &step, 16);
+            // The first check is at 16 items.
+            assert_eq!(distinct.dealing, x >= 15);
+        }
+        assert!(!few.dealing);
+        let (tabled, dealt) = distinct
+            .into_shards()
+            .fold((0, 0), |(t, d), (table, pairs)| {
+                (t + table.len(), d + pairs.len())
+            });
+        assert_eq!((tabled, dealt), (16, 48));
+    }
+
+    /// Tables, dealing from the first item, and a switch midway all give the sequential
+    /// answer, with the earlier of equal values kept by `step` and `combine` alike.
+    #[test]
+    fn associative_agrees_on_both_sides_of_the_switch() {
+        let n = 60_000u32;
+        for threads in [1, 2, 3] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for modulus in [7, 5_000, n] {
+                for first_check in [1, 64, usize::MAX] {
+                    let (firsts, counts) = pool.install(|| {
+                        let firsts = by_key_associative_checking(
+                            (0..n).into_par_iter().map(|x| (x * 7919 % modulus, x)),
+                            &|acc: Option<u32>, _: &u32, v| Some(acc.unwrap_or(v)),
+                            &|_: &u32, l, _| l,
+                            first_check,
+                        );
+                        let counts = by_key_associative_checking(
+                            (0..n).into_par_iter().map(|x| (x * 7919 % modulus, ())),
+                            &|acc: Option<usize>, _: &u32, ()| Some(acc.unwrap_or(0) + 1),
+                            &|_: &u32, l, r| l + r,
+                            first_check,
+                        );
+                        (firsts, counts)
+                    });
+                    let mut want_firsts = std::collections::HashMap::new();
+                    let mut want_counts = std::collections::HashMap::new();
+                    for x in 0..n {
+                        want_firsts.entry(x * 7919 % modulus).or_insert(x);
+                        *want_counts.entry(x * 7919 % modulus).or_insert(0) += 1;
+                    }
+                    assert_eq!(firsts, want_firsts, "{threads} {modulus} {first_check}");
+                    assert_eq!(counts, want_counts, "{threads} {modulus} {first_check}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn first_of_each_key_marks_first_positions() {
         let keys: Vec<u8> = (0..5000u32).map(|x| (x * 31 % 97) as u8).collect();
-        let keep = first_of_each_key(&keys);
         let mut seen = std::collections::HashSet::new();
         let expected: Vec<bool> = keys.iter().map(|k| seen.insert(*k)).collect();
-        assert_eq!(keep, expected);
+        // One thread takes the one-pass path, several the dealt positions.
+        for threads in [1, 3] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| first_of_each_key(&keys)), expected);
+        }
     }
 }
