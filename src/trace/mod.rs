@@ -238,44 +238,12 @@ pub struct Trace {
 pub fn record<R>(work: impl FnOnce() -> R) -> (R, Trace) {
     env::init();
     let session = ring::Session::start();
-    let result = session.run(|| {
-        emit(Kind::RecordBegin, 0, 0);
-        let result = work();
-        emit(Kind::RecordEnd, 0, 0);
-        result
-    });
-    let (collected, start, end) = session.finish();
-    (result, Trace::from_collected(collected, start, end))
+    let result = session.run(work);
+    let (threads, duration_ns) = session.finish();
+    (result, Trace::from_threads(threads, duration_ns))
 }
 
 impl Trace {
-    fn from_collected(collected: ring::Collected, start: u64, end: u64) -> Trace {
-        let ns = |t: u64| crate::sync::ns_in(t.saturating_sub(start));
-        let mut threads: Vec<ThreadEvents> = collected
-            .threads
-            .into_iter()
-            .map(|(track, name, raw, dropped)| ThreadEvents {
-                name,
-                track,
-                events: raw
-                    .into_iter()
-                    .map(|e| Event {
-                        time_ns: ns(e.ticks),
-                        kind: e.kind,
-                        a: e.a,
-                        b: e.b,
-                    })
-                    .collect(),
-                dropped,
-            })
-            .collect();
-        threads.sort_by_key(|t| t.track);
-        Trace {
-            threads,
-            duration_ns: ns(end),
-        }
-    }
-
     /// Builds a trace from events, as if recorded (for tools that load traces, and tests).
     ///
     /// ```
