@@ -161,7 +161,9 @@ impl Ring {
             // store, which our Acquire load saw; the owner does not write them again in this
             // session.
             let event = slot.with(|slot| unsafe { (*slot).assume_init() });
-            events.extend(keep(event));
+            if let Some(kept) = keep(event) {
+                events.push(kept);
+            }
         }
         (events, self.drops.load(Ordering::Relaxed))
     }
