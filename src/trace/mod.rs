@@ -30,9 +30,11 @@
 //! Without the feature, nothing: the hooks expand to no code. With it, each hook costs one
 //! load and a branch while nothing records. While recording, each event is a clock reading
 //! and a 32-byte write into the recording thread's own ring (no lock, no allocation after a
-//! thread's first event). A ring holds 65,536 events (2 MiB per thread that recorded); when
-//! it is full, that thread's *later* events are dropped, never its earlier ones, and
-//! [`ThreadEvents::dropped`] counts them.
+//! thread's first event). Each [`record`] adds a fixed cost: starting, collecting every
+//! thread's events, and the trace's few allocations, in instructions about half a 1,000-item
+//! sum's: record a stretch of work rather than each short call. A ring holds 65,536 events
+//! (2 MiB per thread that recorded); when it is full, that thread's *later* events are
+//! dropped, never its earlier ones, and [`ThreadEvents::dropped`] counts them.
 //!
 //! Recording is process-wide: a trace holds the events of every thread of every pool during
 //! the closure, not only those of the closure's work.
