@@ -95,10 +95,13 @@ cp "$root/Cargo.lock" "$work/probe/"
 export CARGO_TARGET_DIR="$work/target"
 (cd "$work/probe" && cargo build --release --quiet && cp "$CARGO_TARGET_DIR/release/probe" "$work/off" &&
     cargo build --release --quiet --features trace && cp "$CARGO_TARGET_DIR/release/probe" "$work/on")
-count() { # binary mode function -> "instructions calls-of-emit_slow"
-    BLITZ_NUM_THREADS=2 valgrind --tool=callgrind --callgrind-out-file="$work/cg" \
-        --toggle-collect="$3" "$work/$1" "$2" >/dev/null 2>&1
-    python3 - "$work/cg" <<'PY'
+count() { # binary mode function -> "instructions calls-of-emit_slow", of the main thread
+    # (valgrind runs one thread at a time, and a toggle counts any thread that runs meanwhile:
+    # the pool's idle workers and the watch's patrols would be counted with the call's).
+    rm -f "$work"/cg*
+    BLITZ_NUM_THREADS=2 valgrind --tool=callgrind --separate-threads=yes \
+        --callgrind-out-file="$work/cg" --toggle-collect="$3" "$work/$1" "$2" >/dev/null 2>&1
+    python3 - "$work/cg-01" <<'PY'
 import re, sys
 total, calls, names, callee = 0, 0, {}, None
 for line in open(sys.argv[1]):

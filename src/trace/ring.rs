@@ -49,8 +49,10 @@ pub(crate) struct RawEvent {
 /// only when a session starts and ends.
 static SESSION: Alone = Alone(StdAtomicU64::new(0));
 
+/// A word alone on its 128 bytes.
 #[repr(align(128))]
 struct Alone(StdAtomicU64);
+
 /// The last session id handed out.
 static LAST_SESSION: StdAtomicU64 = StdAtomicU64::new(0);
 /// Held by the one session that records, from its start to the end of its collection.
