@@ -2,12 +2,14 @@
 //! 16,777,215-node tree sum (a join at every node, `common/tree.rs`).
 //!
 //! Built without the feature, each workload runs as `off`; built with it, as `on` (not
-//! recording) and `recording` (each call inside `trace::record`, collection of the trace
-//! included: what a user pays per recorded call). `scripts/trace_bench.sh` runs both builds
-//! and prints the table.
+//! recording), `recording` (each call inside a `trace::record` of its own, starting the
+//! recording and collecting the trace included) and, for the sum, `in_recording` (calls made
+//! while a recording is on: 1,000 calls per `trace::record`, its start and collection spread
+//! over them; what each parallel call of a recorded program pays). `scripts/trace_bench.sh`
+//! runs both builds and prints the table.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use blitz_par::prelude::*;
 
@@ -28,6 +30,27 @@ fn sum_1000(c: &mut Criterion) {
             let (sum, trace) = blitz_par::trace::record(|| black_box(&v).par_iter().sum::<u64>());
             assert_eq!(sum, 499_500);
             trace
+        })
+    });
+    #[cfg(feature = "trace")]
+    group.bench_function(BenchmarkId::new("in_recording", 1000), |b| {
+        // 1,000 calls record about 10,000 events: the ring (65,536) drops none.
+        const CALLS: u64 = 1000;
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            let mut left = iters;
+            while left > 0 {
+                let calls = left.min(CALLS);
+                let ((), trace) = blitz_par::trace::record(|| {
+                    for _ in 0..calls {
+                        assert_eq!(black_box(&v).par_iter().sum::<u64>(), 499_500);
+                    }
+                });
+                assert_eq!(trace.dropped(), 0);
+                drop(black_box(trace));
+                left -= calls;
+            }
+            start.elapsed()
         })
     });
     group.finish();

@@ -87,8 +87,9 @@ pub(crate) fn write_now() {
         return;
     };
     let _guard = WRITING.lock().unwrap_or_else(|p| p.into_inner());
-    let collected = ring::collect_process_wide(session_id());
-    let trace = Trace::from_collected(collected, wide.start, crate::sync::ticks());
+    let threads = ring::collect(session_id(), wide.start, None);
+    let end = crate::sync::ticks();
+    let trace = Trace::from_threads(threads, crate::sync::ns_in(end.saturating_sub(wide.start)));
     let result = std::panic::catch_unwind(|| {
         trace
             .write_chrome_json(&wide.path)

@@ -30,9 +30,11 @@
 //! Without the feature, nothing: the hooks expand to no code. With it, each hook costs one
 //! load and a branch while nothing records. While recording, each event is a clock reading
 //! and a 32-byte write into the recording thread's own ring (no lock, no allocation after a
-//! thread's first event). A ring holds 65,536 events (2 MiB per thread that recorded); when
-//! it is full, that thread's *later* events are dropped, never its earlier ones, and
-//! [`ThreadEvents::dropped`] counts them.
+//! thread's first event). Each [`record`] adds a fixed cost: starting, collecting every
+//! thread's events, and the trace's few allocations, in instructions about half a 1,000-item
+//! sum's: record a stretch of work rather than each short call. A ring holds 65,536 events
+//! (2 MiB per thread that recorded); when it is full, that thread's *later* events are
+//! dropped, never its earlier ones, and [`ThreadEvents::dropped`] counts them.
 //!
 //! Recording is process-wide: a trace holds the events of every thread of every pool during
 //! the closure, not only those of the closure's work.
@@ -238,44 +240,12 @@ pub struct Trace {
 pub fn record<R>(work: impl FnOnce() -> R) -> (R, Trace) {
     env::init();
     let session = ring::Session::start();
-    let result = session.run(|| {
-        emit(Kind::RecordBegin, 0, 0);
-        let result = work();
-        emit(Kind::RecordEnd, 0, 0);
-        result
-    });
-    let (collected, start, end) = session.finish();
-    (result, Trace::from_collected(collected, start, end))
+    let result = session.run(work);
+    let (threads, duration_ns) = session.finish();
+    (result, Trace::from_threads(threads, duration_ns))
 }
 
 impl Trace {
-    fn from_collected(collected: ring::Collected, start: u64, end: u64) -> Trace {
-        let ns = |t: u64| crate::sync::ns_in(t.saturating_sub(start));
-        let mut threads: Vec<ThreadEvents> = collected
-            .threads
-            .into_iter()
-            .map(|(track, name, raw, dropped)| ThreadEvents {
-                name,
-                track,
-                events: raw
-                    .into_iter()
-                    .map(|e| Event {
-                        time_ns: ns(e.ticks),
-                        kind: e.kind,
-                        a: e.a,
-                        b: e.b,
-                    })
-                    .collect(),
-                dropped,
-            })
-            .collect();
-        threads.sort_by_key(|t| t.track);
-        Trace {
-            threads,
-            duration_ns: ns(end),
-        }
-    }
-
     /// Builds a trace from events, as if recorded (for tools that load traces, and tests).
     ///
     /// ```

@@ -20,6 +20,7 @@
 
 use std::cell::Cell;
 use std::mem::MaybeUninit;
+use std::ptr;
 // The process-wide words are std's (a loom atomic cannot be a static); a ring's own words and
 // slots go through the shim, so that the loom model checks the ring's protocol.
 use std::sync::atomic::AtomicU64 as StdAtomicU64;
@@ -27,8 +28,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::sync::{AtomicBool, AtomicU64, Ordering, UnsafeCell};
 
-use super::Kind;
-use crate::sync::ticks;
+use super::{Event, Kind, ThreadEvents};
+use crate::sync::{ns_in, ticks};
 
 /// Events a ring holds: 65,536 of 32 bytes, 2 MiB per thread that recorded.
 pub(crate) const RING_EVENTS: usize = 1 << 16;
@@ -42,14 +43,29 @@ pub(crate) struct RawEvent {
     pub(crate) kind: Kind,
 }
 
-/// The id of the session now recording; 0 when none.
-static SESSION: StdAtomicU64 = StdAtomicU64::new(0);
+/// The id of the session now recording; 0 when none. Every hook loads it, so it has a cache
+/// line of its own (and the next, which some parts prefetch in pairs): a word that another
+/// thread writes often, laid out beside it, would make each hook's load a miss. It is written
+/// only when a session starts and ends.
+static SESSION: Alone = Alone(StdAtomicU64::new(0));
+
+/// A word alone on its 128 bytes.
+#[repr(align(128))]
+struct Alone(StdAtomicU64);
+
 /// The last session id handed out.
 static LAST_SESSION: StdAtomicU64 = StdAtomicU64::new(0);
 /// Held by the one session that records, from its start to the end of its collection.
 static SESSION_LOCK: Mutex<()> = Mutex::new(());
-/// Every ring claimed so far, in the order they were first claimed.
-static RINGS: Mutex<Vec<Arc<Ring>>> = Mutex::new(Vec::new());
+/// Every ring claimed so far, in the order they were first claimed, with its owner's name.
+static RINGS: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+/// A ring in `RINGS`, with the name of the thread that claimed it last: the name lives under
+/// the list's lock, which a collection holds anyway, so reading it takes no lock of its own.
+struct Entry {
+    ring: Arc<Ring>,
+    name: String,
+}
 
 /// One thread's events.
 pub(crate) struct Ring {
@@ -61,8 +77,6 @@ pub(crate) struct Ring {
     owned: AtomicBool,
     /// Its index in `RINGS`: the thread's track in the trace.
     pub(crate) index: usize,
-    /// The owning thread's name, set at each claim.
-    name: Mutex<String>,
     /// Whether a pool's worker owns it: its track shows in every trace, events or none.
     worker: AtomicBool,
     /// How many slots the ring gets at its first event.
@@ -82,13 +96,12 @@ unsafe impl Send for Ring {}
 const LEN_MASK: u64 = (1 << 32) - 1;
 
 impl Ring {
-    fn new(index: usize, name: String, capacity: usize) -> Ring {
+    fn new(index: usize, capacity: usize) -> Ring {
         Ring {
             state: AtomicU64::new(0),
             drops: AtomicU64::new(0),
             owned: AtomicBool::new(true),
             index,
-            name: Mutex::new(name),
             worker: AtomicBool::new(false),
             capacity,
             slots: OnceLock::new(),
@@ -123,7 +136,18 @@ impl Ring {
     }
 
     /// Collector: the events of `session` published so far, and the drops.
+    #[cfg(test)]
     fn collect(&self, session: u64) -> (Vec<RawEvent>, u64) {
+        self.collect_map(session, Some)
+    }
+
+    /// Collector: the events of `session` published so far that `keep` keeps, as it turns
+    /// them, and the drops.
+    fn collect_map<T>(
+        &self,
+        session: u64,
+        mut keep: impl FnMut(RawEvent) -> Option<T>,
+    ) -> (Vec<T>, u64) {
         let state = self.state.load(Ordering::Acquire);
         if state >> 32 != session {
             return (Vec::new(), 0);
@@ -132,18 +156,18 @@ impl Ring {
         let Some(slots) = self.slots.get() else {
             return (Vec::new(), 0);
         };
-        let events = slots[..len]
-            .iter()
+        // One allocation of the most it can take (a filtered iterator would grow it in steps).
+        let mut events = Vec::with_capacity(len);
+        for slot in &slots[..len] {
             // SAFETY: slots below the published length were written before its Release
             // store, which our Acquire load saw; the owner does not write them again in this
             // session.
-            .map(|slot| slot.with(|slot| unsafe { (*slot).assume_init() }))
-            .collect();
+            let event = slot.with(|slot| unsafe { (*slot).assume_init() });
+            if let Some(kept) = keep(event) {
+                events.push(kept);
+            }
+        }
         (events, self.drops.load(Ordering::Relaxed))
-    }
-
-    pub(crate) fn name(&self) -> String {
-        lock(&self.name).clone()
     }
 }
 
@@ -158,38 +182,63 @@ struct Claim(Arc<Ring>);
 
 impl Drop for Claim {
     fn drop(&mut self) {
+        // The hook's fast path first: an event later in this thread's teardown (another
+        // thread-local's destructor) finds no ring, and records nothing.
+        RING.with(|ring| ring.set(ptr::null()));
         self.0.owned.store(false, Ordering::Release);
     }
 }
 
 std::thread_local! {
     static CLAIM: std::cell::UnsafeCell<Option<Claim>> = const { std::cell::UnsafeCell::new(None) };
+    /// The claimed ring, once its slots exist: the hook's fast path. A thread-local without a
+    /// destructor is a plain access (no check of whether it was set up or torn down); the
+    /// claim's drop clears it before giving the ring back, and `RINGS` keeps every ring alive
+    /// for the process's life, so a non-null pointer is this thread's ring.
+    static RING: Cell<*const Ring> = const { Cell::new(ptr::null()) };
     /// Set while this thread runs `record`'s closure: a nested `record` records a window of
     /// the session instead of starting one.
     static RECORDING_HERE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The hook's path while recording: out of line, so that the hook itself stays a load and a
-/// branch.
+/// branch. A clock reading, a thread-local load, and the ring's append.
 #[cold]
 #[inline(never)]
 pub(crate) fn emit_slow(session: u64, kind: Kind, a: u64, b: u64) {
-    let event = RawEvent {
-        ticks: ticks(),
-        a,
-        b,
-        kind,
-    };
-    // A thread being torn down (its thread-locals gone) records nothing.
+    let ticks = ticks();
+    push_here(session, RawEvent { ticks, a, b, kind });
+}
+
+/// Appends `event` of `session` to the calling thread's ring (claimed at its first event).
+#[inline(always)]
+fn push_here(session: u64, event: RawEvent) {
+    let ring = RING.with(Cell::get);
+    if ring.is_null() {
+        push_first(session, event);
+    } else {
+        // SAFETY: a non-null `RING` is the ring this thread claimed and still owns (the claim
+        // clears it before giving the ring back), kept alive by `RINGS`.
+        unsafe { &*ring }.push(session, event);
+    }
+}
+
+/// [`push_here`] for a thread without a ring with slots: it claims one (or allocates the
+/// slots of the one it claimed when it started as a worker), then sets the fast path.
+#[cold]
+#[inline(never)]
+fn push_first(session: u64, event: RawEvent) {
+    // A thread being torn down (its claim gone) records nothing.
     let _ = CLAIM.try_with(|claim| {
         // SAFETY: the cell is this thread's own and not borrowed across this call (nothing
-        // below re-enters `emit_slow`).
+        // below re-enters `push_first`).
         let claim = unsafe { &mut *claim.get() };
         let ring = match claim {
             Some(Claim(ring)) => ring,
             None => &claim.insert(Claim(claim_ring())).0,
         };
         ring.push(session, event);
+        RING.with(|fast| fast.set(Arc::as_ptr(ring)));
     });
 }
 
@@ -203,7 +252,8 @@ pub(crate) fn worker_started() {
             Some(Claim(ring)) => ring,
             None => &claim.insert(Claim(claim_ring())).0,
         };
-        *lock(&ring.name) = thread_name();
+        let name = thread_name();
+        lock(&RINGS)[ring.index].name = name;
         ring.worker.store(true, Ordering::Relaxed);
     });
 }
@@ -221,48 +271,70 @@ fn thread_name() -> String {
 /// session collecting now needs, or a new one.
 fn claim_ring() -> Arc<Ring> {
     let name = thread_name();
-    let session = SESSION.load(Ordering::Acquire);
+    let session = SESSION.0.load(Ordering::Acquire);
     let mut rings = lock(&RINGS);
-    for ring in rings.iter() {
+    for entry in rings.iter_mut() {
+        let ring = &entry.ring;
         if !ring.owned.load(Ordering::Acquire)
             && ring.state.load(Ordering::Relaxed) >> 32 != session
         {
             ring.owned.store(true, Ordering::Relaxed);
             ring.worker.store(false, Ordering::Relaxed);
-            *lock(&ring.name) = name;
+            entry.name = name;
             return ring.clone();
         }
     }
-    let ring = Arc::new(Ring::new(rings.len(), name, RING_EVENTS));
-    rings.push(ring.clone());
+    let ring = Arc::new(Ring::new(rings.len(), RING_EVENTS));
+    rings.push(Entry {
+        ring: ring.clone(),
+        name,
+    });
     ring
 }
 
 /// The current session id, for the hook.
 #[inline(always)]
 pub(crate) fn session() -> u64 {
-    SESSION.load(Ordering::Acquire)
+    SESSION.0.load(Ordering::Acquire)
 }
 
-/// What a collection returns: per ring (index, name), its events in order, and its drops.
-pub(crate) struct Collected {
-    pub(crate) threads: Vec<(usize, String, Vec<RawEvent>, u64)>,
-}
-
-/// Collects every ring's events of `session`.
-fn collect(session: u64) -> Collected {
-    let rings: Vec<Arc<Ring>> = lock(&RINGS).clone();
-    let threads = rings
-        .iter()
-        .filter_map(|ring| {
-            let (events, drops) = ring.collect(session);
-            let live_worker =
-                ring.worker.load(Ordering::Relaxed) && ring.owned.load(Ordering::Relaxed);
-            (!events.is_empty() || drops > 0 || live_worker)
-                .then(|| (ring.index, ring.name(), events, drops))
-        })
-        .collect();
-    Collected { threads }
+/// Collects every ring's events of `session`, in nanoseconds since `start`, by track: those
+/// of the whole session, or (`window`: the reading at its end) only those from `start` to it,
+/// and then only the threads with such events (or drops). A live worker's track shows in a
+/// whole session's trace, events or none.
+///
+/// Holds `RINGS` throughout (a thread's first event waits for it): a clone of the list would
+/// cost an allocation and a count per ring on every `record`.
+pub(crate) fn collect(session: u64, start: u64, window: Option<u64>) -> Vec<ThreadEvents> {
+    let rings = lock(&RINGS);
+    let mut threads = Vec::with_capacity(rings.len());
+    for Entry { ring, name } in rings.iter() {
+        let (events, dropped) = ring.collect_map(session, |e| {
+            let inside = window.is_none_or(|end| {
+                e.ticks.wrapping_sub(start) as i64 >= 0 && end.wrapping_sub(e.ticks) as i64 >= 0
+            });
+            inside.then(|| Event {
+                time_ns: ns_in(e.ticks.saturating_sub(start)),
+                kind: e.kind,
+                a: e.a,
+                b: e.b,
+            })
+        });
+        let shown = !events.is_empty()
+            || dropped > 0
+            || (window.is_none()
+                && ring.worker.load(Ordering::Relaxed)
+                && ring.owned.load(Ordering::Relaxed));
+        if shown {
+            threads.push(ThreadEvents {
+                name: name.clone(),
+                track: ring.index,
+                events,
+                dropped,
+            });
+        }
+    }
+    threads
 }
 
 /// A recording in progress (`record`'s or the process-wide one's).
@@ -278,7 +350,7 @@ impl Session {
     /// Starts recording: a session of its own, or a window of the one open (the process-wide
     /// one, or an enclosing `record` on this thread).
     pub(crate) fn start() -> Session {
-        let open = SESSION.load(Ordering::Acquire);
+        let open = SESSION.0.load(Ordering::Acquire);
         if open != 0 && (RECORDING_HERE.with(Cell::get) || open == process_session()) {
             return Session {
                 id: open,
@@ -290,7 +362,7 @@ impl Session {
         let guard = lock(&SESSION_LOCK);
         let id = LAST_SESSION.fetch_add(1, Ordering::Relaxed) + 1;
         let start = ticks();
-        SESSION.store(id, Ordering::Release);
+        SESSION.0.store(id, Ordering::Release);
         Session {
             id,
             start,
@@ -306,11 +378,13 @@ impl Session {
         std::mem::forget(guard);
         let id = LAST_SESSION.fetch_add(1, Ordering::Relaxed) + 1;
         let start = ticks();
-        SESSION.store(id, Ordering::Release);
+        SESSION.0.store(id, Ordering::Release);
         (id, start)
     }
 
-    /// Runs `f` as this session's work.
+    /// Runs `f` as this session's work, between its `RecordBegin` and (at [`Session::finish`])
+    /// its `RecordEnd`. They carry the session's own readings of the clock, its start and end:
+    /// two readings fewer per `record`.
     pub(crate) fn run<R>(&self, f: impl FnOnce() -> R) -> R {
         struct Reset(bool);
         impl Drop for Reset {
@@ -319,36 +393,32 @@ impl Session {
             }
         }
         let _reset = Reset(RECORDING_HERE.with(|here| here.replace(true)));
+        push_here(self.id, self.marker(Kind::RecordBegin, self.start));
         f()
     }
 
+    fn marker(&self, kind: Kind, ticks: u64) -> RawEvent {
+        RawEvent {
+            ticks,
+            a: 0,
+            b: 0,
+            kind,
+        }
+    }
+
     /// Stops recording (if this session owns it) and collects the events between its start
-    /// and now.
-    pub(crate) fn finish(self) -> (Collected, u64, u64) {
+    /// and now: every thread's events, and the recording's length in nanoseconds.
+    pub(crate) fn finish(self) -> (Vec<ThreadEvents>, u64) {
         let end = ticks();
+        push_here(self.id, self.marker(Kind::RecordEnd, end));
         if self.owns {
-            SESSION.store(0, Ordering::Release);
+            SESSION.0.store(0, Ordering::Release);
         }
-        let mut collected = collect(self.id);
-        if !self.owns {
-            for (_, _, events, _) in &mut collected.threads {
-                events.retain(|e| {
-                    e.ticks.wrapping_sub(self.start) as i64 >= 0
-                        && end.wrapping_sub(e.ticks) as i64 >= 0
-                });
-            }
-            collected
-                .threads
-                .retain(|(_, _, events, drops)| !events.is_empty() || *drops > 0);
-        }
-        (collected, self.start, end)
+        let window = (!self.owns).then_some(end);
+        let threads = collect(self.id, self.start, window);
+        (threads, ns_in(end.saturating_sub(self.start)))
         // The lock goes with `self`, after the collection.
     }
-}
-
-/// Collects the process-wide session's events so far.
-pub(crate) fn collect_process_wide(id: u64) -> Collected {
-    collect(id)
 }
 
 /// The process-wide session's id, 0 if none.
@@ -371,7 +441,7 @@ mod tests {
 
     #[test]
     fn a_full_ring_drops_the_newest_and_counts_them() {
-        let ring = Ring::new(0, "t".into(), 4);
+        let ring = Ring::new(0, 4);
         for a in 0..7 {
             ring.push(1, event(a));
         }
@@ -398,7 +468,7 @@ mod loom_model {
     #[test]
     fn collector_beside_writer_sees_whole_events() {
         loom::model(|| {
-            let ring = Arc::new(Ring::new(0, "t".into(), 2));
+            let ring = Arc::new(Ring::new(0, 2));
             let writer = {
                 let ring = ring.clone();
                 loom::thread::spawn(move || {

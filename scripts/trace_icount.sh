@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Instructions per 1,000-item sum (`v.par_iter().sum()`) with the `trace` feature off, on but
+# not recording, each call in a `trace::record` of its own (the trace dropped too), and calls
+# inside a recording of 1,000 calls; and the hook events each recorded call writes. Counted
+# by callgrind on the calling thread (a pool of 2, the sum running outside it, as in
+# benches/trace.rs), for the working tree or a revision (REV).
+#
+# Under valgrind a call runs some 50 times slower, and the driver's pacer, which times its
+# chunks, would split and enter the pool where a native run peels three chunks and folds. So
+# the count runs against a copy of the sources whose clock reads 1,024 times slower (and is
+# never recalibrated): the pacer then sees about what it sees natively (3 leaves, as a native
+# loop of such sums records), and the code counted is the crate's but for one shift per clock
+# reading.
+#
+# Usage: scripts/trace_icount.sh [REV]     (about 6 minutes: two release builds, eight runs)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/src"
+if [ -n "${1:-}" ]; then
+    git -C "$root" archive "$1" | tar -x -C "$work/src"
+else
+    (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$work/src")
+fi
+python3 - "$work/src/src/sync/clock.rs" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+read = "core::arch::x86_64::_rdtsc()\n"
+calibrate = "if !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();"
+assert s.count(read) == 1 and s.count(calibrate) == 1, "clock.rs changed: update this script"
+s = s.replace(read, "core::arch::x86_64::_rdtsc() >> 10\n")
+s = s.replace(calibrate, "if false && !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();")
+open(p, "w").write(s)
+PY
+mkdir -p "$work/probe/src"
+cat > "$work/probe/Cargo.toml" <<TOML
+[package]
+name = "probe"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+blitz-par = { path = "$work/src" }
+[features]
+trace = ["blitz-par/trace"]
+[profile.release]
+debug = "line-tables-only"
+[workspace]
+TOML
+cat > "$work/probe/src/main.rs" <<'RS'
+use blitz_par::prelude::*;
+use std::hint::black_box;
+
+#[inline(never)]
+fn sum(v: &[u64]) -> u64 {
+    black_box(v).par_iter().sum::<u64>()
+}
+
+#[cfg(feature = "trace")]
+#[inline(never)]
+fn recorded(v: &[u64]) -> u64 {
+    let (s, trace) = blitz_par::trace::record(|| sum(v));
+    drop(black_box(trace));
+    s
+}
+
+#[cfg(feature = "trace")]
+#[inline(never)]
+fn inside(v: &[u64], calls: usize) -> u64 {
+    let (s, trace) = blitz_par::trace::record(|| (0..calls).map(|_| sum(v)).sum::<u64>());
+    assert_eq!(trace.dropped(), 0);
+    drop(black_box(trace));
+    s
+}
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_default();
+    let v: Vec<u64> = (0..1000).collect();
+    for _ in 0..100 {
+        assert_eq!(sum(&v), 499_500);
+    }
+    let mut total = 0;
+    match mode.as_str() {
+        #[cfg(feature = "trace")]
+        "recorded" => (0..10_000).for_each(|_| total += recorded(&v)),
+        #[cfg(feature = "trace")]
+        "inside" => (0..10).for_each(|_| total += inside(&v, 1000)),
+        _ => (0..10_000).for_each(|_| total += sum(&v)),
+    }
+    assert_eq!(total, 10_000 * 499_500);
+}
+RS
+cp "$root/Cargo.lock" "$work/probe/"
+export CARGO_TARGET_DIR="$work/target"
+(cd "$work/probe" && cargo build --release --quiet && cp "$CARGO_TARGET_DIR/release/probe" "$work/off" &&
+    cargo build --release --quiet --features trace && cp "$CARGO_TARGET_DIR/release/probe" "$work/on")
+count() { # binary mode function -> "instructions calls-of-emit_slow", of the main thread
+    # (valgrind runs one thread at a time, and a toggle counts any thread that runs meanwhile:
+    # the pool's idle workers and the watch's patrols would be counted with the call's).
+    rm -f "$work"/cg*
+    BLITZ_NUM_THREADS=2 valgrind --tool=callgrind --separate-threads=yes \
+        --callgrind-out-file="$work/cg" --toggle-collect="$3" "$work/$1" "$2" >/dev/null 2>&1
+    python3 - "$work/cg-01" <<'PY'
+import re, sys
+total, calls, names, callee = 0, 0, {}, None
+for line in open(sys.argv[1]):
+    if line.startswith("summary:"):
+        total = int(line.split()[1])
+    m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line)
+    if m:
+        if m.group(2):
+            names[m.group(1)] = m.group(2)
+        callee = names.get(m.group(1)) if line.startswith("cfn=") else None
+    elif line.startswith("calls=") and callee is not None:
+        if callee.endswith("trace::ring::emit_slow"):
+            calls += int(line.split()[0][6:])
+        callee = None
+print(total, calls)
+PY
+}
+# The sum's function runs 100 times more in the off and on modes (the warm-up).
+read -r off _ < <(count off plain probe::sum)
+read -r on _ < <(count on plain probe::sum)
+read -r rec rec_events < <(count on recorded probe::recorded)
+read -r ins ins_events < <(count on inside probe::inside)
+python3 - "$off" "$on" "$rec" "$rec_events" "$ins" "$ins_events" <<'PY'
+import sys
+off, on, rec, rec_ev, ins, ins_ev = map(int, sys.argv[1:])
+off, on = off / 10_100, on / 10_100
+rows = [("feature off", off, ""), ("on, not recording", on, ""),
+        ("a `record` per call (its trace dropped too)", rec / 10_000, f"{rec_ev / 10_000:.1f}"),
+        ("calls inside a recording of 1,000", ins / 10_000, f"{ins_ev / 10_000:.1f}")]
+print("| 1,000-item sum | instructions per call | vs off | hook events per call |")
+print("|---|---|---|---|")
+for label, n, ev in rows:
+    print(f"| {label} | {n:,.0f} | {n / off:.2f}x | {ev} |")
+PY
