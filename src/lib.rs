@@ -402,10 +402,6 @@ pub use compat::{array, collections, option, range, range_inclusive, result, str
 
 pub mod prelude;
 
-#[cfg(all(debug_assertions, not(loom)))]
-#[doc(hidden)]
-pub use scheduler::__stall;
-
 pub use algo::{parallel_for, parallel_for_chunks};
 #[doc(hidden)]
 pub use scheduler::{__join_call, __try_join_kind, __try_join_scope, TryScope};

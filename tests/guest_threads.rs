@@ -4,6 +4,8 @@
 //! On a machine with as many cores as pool threads, a third computing thread makes the end of
 //! every call wait for whichever thread was preempted.
 
+#[path = "common/waiting_items.rs"]
+mod waiting_items;
 #[path = "common/watchdog.rs"]
 mod watchdog;
 
@@ -85,34 +87,6 @@ fn long_leaves_from_outside_wake_no_worker_past_the_pool_threads() {
 /// other are outside what a parallel iterator promises, beyond the pool's thread count.
 #[test]
 fn items_that_wait_for_each_other_run_from_outside_within_the_pool_threads() {
-    use std::sync::atomic::AtomicBool;
     global_pool_of_two();
-    type Item<'a> = &'a (dyn Fn(usize) + Sync);
-    let run = |name: &str, drive: &(dyn Fn(Item<'_>) + Sync)| {
-        let started = AtomicUsize::new(0);
-        let gave_up = AtomicBool::new(false);
-        let item = |i: usize| {
-            if i == 0 {
-                std::thread::sleep(Duration::from_millis(2));
-                return;
-            }
-            started.fetch_add(1, Ordering::SeqCst);
-            if !watchdog::wait_until(|| started.load(Ordering::SeqCst) >= 2) {
-                gave_up.store(true, Ordering::SeqCst);
-            }
-        };
-        drive(&item);
-        assert!(
-            !gave_up.load(Ordering::SeqCst),
-            "{name}: items 1 and 2 did not run at once"
-        );
-    };
-    let text: String = (0..3).map(|i| format!("{i}\n")).collect();
-    for _ in 0..20 {
-        run("range", &|item| (0..3usize).into_par_iter().for_each(item));
-        run("par_bridge", &|item| (0..3).par_bridge().for_each(item));
-        run("par_lines", &|item| {
-            text.par_lines().for_each(|l| item(l.parse().unwrap()))
-        });
-    }
+    waiting_items::run_each_loop(3, 20, &|drive| drive());
 }

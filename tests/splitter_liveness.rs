@@ -2,10 +2,13 @@
 //! threads (heavy items shared at once, the watch handing out the rest of a short loop while
 //! its first item runs long), so that no item is left waiting behind another.
 
+#[path = "common/waiting_items.rs"]
+mod waiting_items;
 #[path = "common/watchdog.rs"]
 mod watchdog;
 
 use blitz_par::prelude::*;
+use waiting_items::Item;
 
 /// Items that each take long (blocking work: I/O, a lock, a sleep) are shared out as soon as
 /// the first one shows it: after item 0, the other seven of eight run at the same time on a
@@ -21,48 +24,12 @@ use blitz_par::prelude::*;
 /// iterator promises, with rayon too; here they show whether any item is left waiting.)
 #[test]
 fn heavy_items_are_shared_at_once() {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::time::Duration;
     let pool = blitz_par::ThreadPoolBuilder::new()
         .num_threads(8)
         .build()
         .unwrap();
-    // Item 0 shows that items are long (over the ~20 us a split costs); each other item
-    // waits until all seven have started (or the watchdog's limit passed: then it fails the test).
-    type Item<'a> = &'a (dyn Fn(usize) + Sync);
-    let run = |name: &str, drive: &(dyn Fn(Item<'_>) + Sync)| {
-        let started = AtomicUsize::new(0);
-        let gave_up = AtomicBool::new(false);
-        let item = |i: usize| {
-            if i == 0 {
-                std::thread::sleep(Duration::from_millis(2));
-                return;
-            }
-            started.fetch_add(1, Ordering::SeqCst);
-            if !watchdog::wait_until(|| started.load(Ordering::SeqCst) >= 7) {
-                gave_up.store(true, Ordering::SeqCst);
-            }
-        };
-        pool.install(|| drive(&item));
-        assert!(
-            !gave_up.load(Ordering::SeqCst),
-            "{name}: items 1..8 did not all run at once"
-        );
-    };
-    let text: String = (0..8).map(|i| format!("{i}\n")).collect();
-    for _ in 0..10 {
-        run("range", &|item| (0..8usize).into_par_iter().for_each(item));
-        // One shared iterator drained by a leaf per thread.
-        run("par_bridge", &|item| (0..8).par_bridge().for_each(item));
-        // An unindexed drive: halves of the text, one line per leaf.
-        run("par_lines", &|item| {
-            text.par_lines().for_each(|l| item(l.parse().unwrap()))
-        });
-    }
+    waiting_items::run_each_loop(8, 10, &|drive| pool.install(drive));
 }
-
-/// An item function for [`first_item_waits`]'s loops.
-type Item<'a> = &'a (dyn Fn(usize) + Sync);
 
 /// Runs `drive`, a loop over `n` items that calls the item function it is given once for each
 /// of `0..n`: item 0 waits (watchdog's guard) until every other item has run (`all`), or at least

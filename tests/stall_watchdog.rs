@@ -1,38 +1,90 @@
 //! The stall watchdog of debug builds: a join whose first closure blocks while its second
-//! waits unpromoted (which hangs if the first waits for the second) is reported once, with the
-//! join's location; a first closure that keeps polling (joins inside it) is not.
+//! waits unpromoted (which hangs if the first waits for the second) is reported once on
+//! stderr, with the join's location; a first closure that keeps polling (joins inside it) is
+//! not.
+//!
+//! Tested as a user meets it: each case runs in a child process of this test binary with
+//! `BLITZ_PAR_STALL_MS` set short (the watchdog reads it once per process), and the parent
+//! reads the child's stderr. The child prints the line of its join on stdout.
 
 #![cfg(all(debug_assertions, not(loom)))]
+
+mod support;
+#[path = "common/watchdog.rs"]
+mod watchdog;
 
 use blitz_par::ThreadPoolBuilder;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-#[path = "common/watchdog.rs"]
-mod watchdog;
-
-/// Short, so that the tests are; both tests set the same value (they share the process).
-const THRESHOLD: Duration = Duration::from_millis(200);
+/// The threshold the children run with: short, so that the tests are.
+const THRESHOLD_MS: u64 = 200;
+const THRESHOLD: Duration = Duration::from_millis(THRESHOLD_MS);
 
 fn pool(threads: usize) -> blitz_par::ThreadPool {
-    blitz_par::__stall::set_threshold(THRESHOLD);
     ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap()
 }
 
-/// The reports that name this file's line `line`.
-fn reports_at(line: u32) -> Vec<String> {
+/// Runs the child test `name` with the short threshold, within the liveness bound; returns
+/// the join's line (printed by the child as `LINE=n`), the rest of the child's stdout, and
+/// the watchdog's reports on its stderr.
+fn run(name: &'static str) -> (u32, String, Vec<String>) {
+    let what = format!("the child {name}'s end");
+    let (stdout, stderr) = watchdog::within(watchdog::LIVENESS, &what, move || {
+        let threshold = THRESHOLD_MS.to_string();
+        support::run_child_output(name, &[("BLITZ_PAR_STALL_MS", &threshold)])
+    });
+    // The harness prints the test's name on the same line, before it.
+    let line = stdout
+        .split("LINE=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the child printed no LINE=:\n{stdout}"));
+    let reports = stderr
+        .lines()
+        .filter(|l| l.starts_with("blitz-par: a join at "))
+        .map(str::to_owned)
+        .collect();
+    (line, stdout, reports)
+}
+
+/// The reports among `reports` that name this file's line `line`.
+fn at(reports: &[String], line: u32) -> Vec<&String> {
     let at = format!(" {}:{line} ", file!());
-    blitz_par::__stall::reports()
-        .into_iter()
-        .filter(|r| r.contains(&at))
-        .collect()
+    reports.iter().filter(|r| r.contains(&at)).collect()
 }
 
 #[test]
 fn a_first_closure_waiting_for_the_second_is_reported_once() {
+    let (line, stdout, reports) = run("child_a_first_closure_waits_for_the_second");
+    assert!(
+        stdout.contains("GOT=false"),
+        "the second closure ran while the first waited for it, every time:\n{stdout}"
+    );
+    let here = at(&reports, line);
+    assert_eq!(here.len(), 1, "line {line}; reports: {reports:?}");
+    assert!(here[0].contains("has not polled"), "{}", here[0]);
+    assert!(
+        here[0].contains("see the docs of `blitz_par::join`"),
+        "{}",
+        here[0]
+    );
+}
+
+#[test]
+fn a_first_closure_that_polls_is_not_reported() {
+    let (line, _, reports) = run("child_a_first_closure_polls");
+    assert_eq!(at(&reports, line), Vec::<&String>::new());
+}
+
+/// A join whose first closure waits (up to 2 s, far past the threshold) for its second.
+#[test]
+#[ignore = "run in a child process by a_first_closure_waiting_for_the_second_is_reported_once"]
+fn child_a_first_closure_waits_for_the_second() {
     let (line, got) = watchdog::within(watchdog::LIVENESS, "the blocked join's return", || {
         pool(2).install(|| {
             // The other worker's requests for work, raised while it was idle and left on
@@ -60,25 +112,18 @@ fn a_first_closure_waiting_for_the_second_is_reported_once() {
             }
         })
     });
-    assert!(
-        !got,
-        "the second closure ran while the first waited for it, every time"
-    );
-    let reports = reports_at(line);
-    assert_eq!(
-        reports.len(),
-        1,
-        "reports: {:?}",
-        blitz_par::__stall::reports()
-    );
-    assert!(reports[0].contains("has not polled"), "{}", reports[0]);
+    println!("LINE={line}");
+    println!("GOT={got}");
+    println!("CHILD-DONE");
 }
 
+/// A join whose first closure runs for five thresholds, joining all the while.
 #[test]
-fn a_first_closure_that_polls_is_not_reported() {
+#[ignore = "run in a child process by a_first_closure_that_polls_is_not_reported"]
+fn child_a_first_closure_polls() {
     let line = watchdog::within(watchdog::LIVENESS, "the busy join's return", || {
         pool(2).install(|| {
-            // Runs for five thresholds, joining all the while: each join polls.
+            // Each inner join polls.
             let line = line!() + 1;
             let (joins, ()) = blitz_par::join(
                 || {
@@ -96,5 +141,6 @@ fn a_first_closure_that_polls_is_not_reported() {
             line
         })
     });
-    assert_eq!(reports_at(line), Vec::<String>::new());
+    println!("LINE={line}");
+    println!("CHILD-DONE");
 }

@@ -51,12 +51,6 @@ mod spawn;
 mod spawn_future;
 #[cfg(all(debug_assertions, not(loom)))]
 pub(crate) mod stall;
-/// Debug builds only: the stall watchdog's hooks for tests (`stall.rs`).
-#[cfg(all(debug_assertions, not(loom)))]
-#[doc(hidden)]
-pub mod __stall {
-    pub use super::stall::{reports, set_threshold};
-}
 mod thread;
 mod try_join;
 #[cfg(not(loom))]

@@ -24,7 +24,7 @@
 //! builds (loom's atomics need a model, and the thread would run outside every model).
 
 use super::registry::Registry;
-use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, Mutex, Ordering};
+use crate::sync::{AtomicPtr, AtomicU32, Mutex, Ordering};
 use std::panic::Location;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -63,40 +63,19 @@ impl SeatStall {
 /// The default threshold, in milliseconds.
 const DEFAULT_THRESHOLD_MS: u64 = 1000;
 
-/// The threshold in milliseconds; 0 until first read (then `BLITZ_PAR_STALL_MS` or the
-/// default), or set by [`set_threshold`].
-static THRESHOLD_MS: AtomicU64 = AtomicU64::new(0);
-
+/// The threshold: `BLITZ_PAR_STALL_MS` (a whole number above 0) or the default, read once.
+/// A test sets it small in a child process's environment (`tests/stall_watchdog.rs`).
 fn threshold() -> Duration {
-    let mut ms = THRESHOLD_MS.load(Ordering::Relaxed);
-    if ms == 0 {
-        ms = std::env::var("BLITZ_PAR_STALL_MS")
+    static THRESHOLD: OnceLock<Duration> = OnceLock::new();
+    *THRESHOLD.get_or_init(|| {
+        let ms = std::env::var("BLITZ_PAR_STALL_MS")
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|&ms| ms > 0)
             .unwrap_or(DEFAULT_THRESHOLD_MS);
-        // A concurrent `set_threshold` wins.
-        let _ = THRESHOLD_MS.compare_exchange(0, ms, Ordering::Relaxed, Ordering::Relaxed);
-        ms = THRESHOLD_MS.load(Ordering::Relaxed);
-    }
-    Duration::from_millis(ms)
+        Duration::from_millis(ms)
+    })
 }
-
-/// Sets how long a seat must go without a poll, with a frame waiting unpromoted, before it is
-/// reported (debug builds only; for tests).
-pub fn set_threshold(threshold: Duration) {
-    let ms = u64::try_from(threshold.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1);
-    THRESHOLD_MS.store(ms, Ordering::Relaxed);
-}
-
-/// The reports made so far, in order, as printed to stderr (debug builds only; for tests).
-pub fn reports() -> Vec<String> {
-    REPORTS.lock().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-static REPORTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// The registries to look at.
 static REGISTRIES: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
@@ -195,7 +174,7 @@ fn others_wait(registry: &Registry, asked: bool) -> bool {
 fn report(site: *const Location<'static>, still: Duration) {
     // SAFETY: every published site is a `&'static Location` (`Owner::publish_site`).
     let site = unsafe { &*site };
-    let message = format!(
+    eprintln!(
         "blitz-par: a join at {}:{} has not polled for {:.1} s while its second closure waits \
          unpromoted and other threads are idle; if its first closure waits for the second, this \
          join hangs (rayon would run the second on another thread), or it runs long without a \
@@ -204,9 +183,4 @@ fn report(site: *const Location<'static>, still: Duration) {
         site.line(),
         still.as_secs_f64(),
     );
-    eprintln!("{message}");
-    REPORTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(message);
 }

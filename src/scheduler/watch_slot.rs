@@ -45,6 +45,9 @@ pub(crate) struct Handoff {
     registry: AtomicPtr<Registry>,
     /// Whether the owner runs outside every pool (see `watch.rs`).
     guest: AtomicBool,
+    /// Whether the owner has moved `since` since it published the watch (`refresh`): its
+    /// thread finishes leaves and polls between them, so the watchman need not hurry for it.
+    touched: AtomicBool,
 }
 
 /// What the watchman learns with the rest it took.
@@ -63,6 +66,7 @@ impl Handoff {
             since: AtomicU64::new(0),
             registry: AtomicPtr::new(std::ptr::null_mut()),
             guest: AtomicBool::new(false),
+            touched: AtomicBool::new(false),
         }
     }
 
@@ -86,6 +90,7 @@ impl Handoff {
         self.registry.store(registry.cast_mut(), Ordering::Relaxed);
         self.since.store(since, Ordering::Relaxed);
         self.guest.store(guest, Ordering::Relaxed);
+        self.touched.store(false, Ordering::Relaxed);
         // Release: the three stores above and the frame's contents go with the pointer.
         self.job.store(job, Ordering::Release);
     }
@@ -107,6 +112,16 @@ impl Handoff {
     #[inline]
     pub(crate) fn refresh(&self, now: u64) {
         self.since.store(now, Ordering::Relaxed);
+        if !self.touched.load(Ordering::Relaxed) {
+            self.touched.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the watch's clock reading was moved by `refresh` since it was published: may
+    /// be another watch's, so only a hint for how soon to look again.
+    #[inline]
+    pub(crate) fn touched(&self) -> bool {
+        self.touched.load(Ordering::Relaxed)
     }
 
     /// When the watch began, as last stored: may be another watch's (see the module docs).
