@@ -5,7 +5,8 @@
 //!   functions `blitz`, `std`, `rayon`.
 //! - `cargo bench --features rand --bench algos -- --table`: one median of 5 runs per row, in
 //!   ms, in the row names of `scripts/parlay_bench.cpp` (`scripts/parlay_bench.sh` prints both
-//!   tables and their ratios).
+//!   tables and their ratios). Words after `--table` keep only the rows whose names contain
+//!   one of them (`-- --table select_nth shuffle`: those rows and their baselines).
 //!
 //! Inputs: 10M `u64` from xorshift64* with fixed seeds (the C++ driver makes the same ones): a
 //! random permutation of `0..n`, 1,000 distinct keys, random mod 10^7 (about 6.3M distinct),
@@ -304,10 +305,14 @@ fn rows() -> Vec<(String, &'static [u64], Work)> {
     rows
 }
 
-/// `--table`: the median of 5 timed runs (after one untimed) of each row, in ms.
-fn table() {
+/// `--table`: the median of 5 timed runs (after one untimed) of each row, in ms; only the
+/// rows whose names contain a word of `only`, if it has any.
+fn table(only: &[String]) {
     println!("{:<32} {:>10}", "blitz-par (ms)", "median");
     for (name, input, work) in rows() {
+        if !only.is_empty() && !only.iter().any(|word| name.contains(word.as_str())) {
+            continue;
+        }
         let mut ms: Vec<f64> = (0..6)
             .map(|_| {
                 let mut v = input.to_vec();
@@ -323,8 +328,14 @@ fn table() {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--table") {
-        table();
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--table") {
+        let only: Vec<String> = args[at + 1..]
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .cloned()
+            .collect();
+        table(&only);
         return;
     }
     let mut c = Criterion::default().sample_size(10).configure_from_args();
