@@ -6,7 +6,8 @@
 //! - `cargo bench --features rand --bench algos -- --table`: one median of 5 runs per row, in
 //!   ms, in the row names of `scripts/parlay_bench.cpp` (`scripts/parlay_bench.sh` prints both
 //!   tables and their ratios). Words after `--table` keep only the rows whose names contain
-//!   one of them (`--table counts grouping_sum group_map unique`: the hash-based rows).
+//!   one of them (`--table counts grouping_sum group_map unique`: the hash-based rows;
+//!   `--table select_nth shuffle`: those rows and their baselines).
 //!
 //! Inputs: 10M `u64` from xorshift64* with fixed seeds (the C++ driver makes the same ones): a
 //! random permutation of `0..n`, 1,000 distinct keys, random mod 10^7 (about 6.3M distinct),

@@ -1,5 +1,5 @@
 //! `par_select_nth_unstable` and its `_by` / `_by_key` forms: std's `select_nth_unstable`,
-//! with each round's partition in parallel.
+//! with each round's partition in parallel and in place.
 //!
 //! A round (Floyd and Rivest's "SELECT", CACM 1975, with a parallel partition):
 //! 1. Sample: move `s ≈ 2·sqrt(n)` elements chosen at random to the front (a partial
@@ -10,10 +10,14 @@
 //!    elements.
 //! 3. Partition: the rest is cut into blocks, and each block is partitioned in parallel, by
 //!    the sorts' block partition (`sort::quick::partition`, twice), into `< lo`, between, and
-//!    `> hi`. The sample's classes are recorded first.
-//! 4. Scatter: every block's three parts are copied to their places in a scratch buffer (at
-//!    offsets from prefix sums of the counts), in parallel, and copied back in parallel: the
-//!    slice is then `[< lo | between | > hi]`.
+//!    `> hi`. The sorted sample is three such runs already (found by binary search).
+//! 4. Arrangement: the slice is now a list of runs of one class each (three per block). With
+//!    the classes' totals, the misplaced elements are known as runs too: the `i`-th misplaced
+//!    element left of a boundary is swapped with the `i`-th right of it, a stretch of runs at
+//!    a time, in parallel (`arrange`). One boundary is enough when `k` falls in the first or
+//!    last class, two when it falls between the pivots; the slice is then
+//!    `[< lo | between | > hi]` around the part that holds `k`. On a random input about a
+//!    quarter of the elements move, by `ptr::swap_nonoverlapping`; nothing is copied out.
 //! 5. The round continues in the part that holds `k`. If that is the middle and `lo == hi`,
 //!    all of it equals the `k`-th element: done. A round that made no progress (every element
 //!    between two distinct pivots) uses one pivot next (`lo == hi`), which always does.
@@ -26,11 +30,12 @@
 //! parallel).
 //!
 //! Panic safety: user code (the comparator) runs only in steps 1 to 3, where elements move by
-//! swaps inside the slice, so a panic leaves the slice a permutation of its input; the copies
-//! of step 4 call nothing. The scratch buffer never owns an element (its length stays 0).
+//! swaps inside the slice, so a panic leaves the slice a permutation of its input; step 4
+//! calls nothing and only swaps. The runs come from the partitions' counts, not from
+//! comparisons, so a comparator that is not a total order cannot make two swaps overlap.
 
 use super::sort::quick::partition;
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::{IntoParallelIterator, ParallelIterator};
 use crate::slice::ParallelSliceMut;
 use std::cmp::Ordering;
 use std::ptr;
@@ -79,7 +84,7 @@ fn next_random(state: &mut u64) -> u64 {
 }
 
 /// A pointer into a slice or a scratch buffer that parallel blocks share; each touches its
-/// own slots or ranges (step 4 here; `par_shuffle`'s moves).
+/// own slots or ranges (step 4's swaps here; `par_shuffle`'s moves).
 pub(super) struct SharedPtr<T>(pub(super) *mut T);
 
 impl<T> Clone for SharedPtr<T> {
@@ -109,7 +114,6 @@ where
     T: Send + Sync,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let mut scratch: Vec<T> = Vec::with_capacity(v.len());
     let mut v = v;
     let mut k = k;
     let mut single_pivot = false;
@@ -139,17 +143,11 @@ where
         let lo = &sample[target.saturating_sub(gap)];
         let hi = &sample[(target + gap).min(s - 1)];
         let pivots_equal = compare(lo, hi) == Ordering::Equal;
-        let class = |x: &T| -> u8 {
-            if compare(x, lo) == Ordering::Less {
-                0
-            } else if compare(hi, x) == Ordering::Less {
-                2
-            } else {
-                1
-            }
-        };
-        // 3. The classes of the sample, then the parallel partition of the rest.
-        let sample_classes: Vec<u8> = sample.iter().map(class).collect();
+        // 3. The sample's classes (it is sorted: three runs), then the parallel partition of
+        //    the rest, block by block.
+        let sample_less = sample.partition_point(|x| compare(x, lo) == Ordering::Less);
+        let sample_between =
+            sample[sample_less..].partition_point(|x| compare(hi, x) != Ordering::Less);
         let block = rest.len().div_ceil(threads * 4).max(1 << 14);
         let counts: Vec<[usize; 3]> = rest
             .par_chunks_mut(block)
@@ -159,26 +157,40 @@ where
                 [less, between, chunk.len() - less - between]
             })
             .collect();
-        // 4. The scatter: no user code from here to the end of the round.
-        let mut totals = [0usize; 3];
-        for &c in &sample_classes {
-            totals[usize::from(c)] += 1;
-        }
-        for c in &counts {
-            for part in 0..3 {
-                totals[part] += c[part];
+        // 4. The arrangement, by swaps of runs: no user code from here to the end of the round.
+        let mut runs = Vec::with_capacity(3 * (counts.len() + 1));
+        let mut at = 0;
+        let sample_counts = [
+            sample_less,
+            sample_between,
+            s - sample_less - sample_between,
+        ];
+        for c in std::iter::once(&sample_counts).chain(&counts) {
+            for (class, &len) in c.iter().enumerate() {
+                if len > 0 {
+                    runs.push(Run {
+                        start: at,
+                        len,
+                        class: class as u8,
+                    });
+                }
+                at += len;
             }
         }
+        debug_assert_eq!(at, n);
+        let mut totals = [0usize; 3];
+        for run in &runs {
+            totals[usize::from(run.class)] += run.len;
+        }
         let region_start = [0, totals[0], totals[0] + totals[1]];
-        scatter(
-            v,
-            &mut scratch,
-            s,
-            &sample_classes,
-            &counts,
-            block,
-            region_start,
-        );
+        // Only the boundaries around the part that continues matter: a part left behind
+        // need not be sorted from its neighbour on the far side.
+        if k < region_start[2] {
+            runs = arrange(v, &runs, region_start[1], 0, threads);
+        }
+        if k >= region_start[1] {
+            arrange(v, &runs, region_start[2], 1, threads);
+        }
         // 5. The part that holds `k`.
         let before = v;
         if k < totals[0] {
@@ -197,65 +209,116 @@ where
     v.select_nth_unstable_by(k, compare);
 }
 
-/// Step 4: moves the sample (`v[..s]`, classes in `sample_classes`) and the partitioned
-/// blocks of `v[s..]` (`block` long, parts `counts`) so that class `c` fills
-/// `v[region_start[c]..]`, in parallel through `scratch`.
-fn scatter<T: Send>(
+/// A run of elements of one class (0: below the low pivot, 1: between, 2: above the high
+/// pivot) at `start..start + len` of the round's part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    start: usize,
+    len: usize,
+    class: u8,
+}
+
+/// Swaps runs of `v` (described by `runs`, in order, covering `v`) so that the classes up to
+/// `last_left` fill `v[..boundary]`, the others `v[boundary..]`, where `boundary` is the
+/// length of the runs of classes up to `last_left`. Returns the runs afterwards, in order.
+///
+/// The misplaced elements on the left (classes above `last_left` before `boundary`) and on
+/// the right (the others after it) are equally many; the `i`-th of each side are swapped, a
+/// stretch of runs at a time, in parallel, without calling user code.
+fn arrange<T: Send>(
     v: &mut [T],
-    scratch: &mut Vec<T>,
-    s: usize,
-    sample_classes: &[u8],
-    counts: &[[usize; 3]],
-    block: usize,
-    region_start: [usize; 3],
-) {
+    runs: &[Run],
+    boundary: usize,
+    last_left: u8,
+    threads: usize,
+) -> Vec<Run> {
+    let goes_left = |run: &Run| run.class <= last_left;
+    // The runs cut at `boundary`, misplaced ones apart.
+    let mut kept = Vec::with_capacity(runs.len() + 1);
+    let mut left_misplaced = Vec::new();
+    let mut right_misplaced = Vec::new();
+    for &run in runs {
+        let end = run.start + run.len;
+        let pieces = if run.start < boundary && boundary < end {
+            let cut = boundary - run.start;
+            [
+                Some(Run { len: cut, ..run }),
+                Some(Run {
+                    start: boundary,
+                    len: run.len - cut,
+                    ..run
+                }),
+            ]
+        } else {
+            [Some(run), None]
+        };
+        for piece in pieces.into_iter().flatten() {
+            let on_left = piece.start < boundary;
+            if on_left == goes_left(&piece) {
+                kept.push(piece);
+            } else if on_left {
+                left_misplaced.push(piece);
+            } else {
+                right_misplaced.push(piece);
+            }
+        }
+    }
+    // The swaps: the `i`-th misplaced element of each side, in stretches that lie in one run
+    // on each side, cut to at most `piece` elements for the threads to share.
+    let misplaced: usize = left_misplaced.iter().map(|r| r.len).sum();
+    assert_eq!(
+        misplaced,
+        right_misplaced.iter().map(|r| r.len).sum::<usize>(),
+        "the boundary is the left classes' length"
+    );
+    let piece = misplaced.div_ceil(threads * 4).max(1 << 12);
+    let mut swaps: Vec<(usize, usize, usize)> = Vec::new();
+    let (mut l, mut r) = (0, 0);
+    let (mut l_done, mut r_done) = (0, 0);
+    while l < left_misplaced.len() {
+        let (left, right) = (left_misplaced[l], right_misplaced[r]);
+        let len = (left.len - l_done).min(right.len - r_done);
+        let (a, b) = (left.start + l_done, right.start + r_done);
+        let mut done = 0;
+        while done < len {
+            let part = (len - done).min(piece);
+            swaps.push((a + done, b + done, part));
+            done += part;
+        }
+        // Each side's slots now hold the other side's class.
+        kept.push(Run {
+            start: a,
+            len,
+            class: right.class,
+        });
+        kept.push(Run {
+            start: b,
+            len,
+            class: left.class,
+        });
+        l_done += len;
+        r_done += len;
+        if l_done == left.len {
+            l += 1;
+            l_done = 0;
+        }
+        if r_done == right.len {
+            r += 1;
+            r_done = 0;
+        }
+    }
+    let base = SharedPtr(v.as_mut_ptr());
     let n = v.len();
-    debug_assert!(scratch.is_empty() && scratch.capacity() >= n);
-    // Where every block's parts go: block 0 of `counts` comes after the sample in each region.
-    let mut next = region_start;
-    for &c in sample_classes {
-        next[usize::from(c)] += 1;
-    }
-    let mut offsets = Vec::with_capacity(counts.len());
-    for c in counts {
-        offsets.push(next);
-        for part in 0..3 {
-            next[part] += c[part];
-        }
-    }
-    let from = SharedPtr(v.as_mut_ptr());
-    let to = SharedPtr(scratch.as_mut_ptr());
-    // The sample, element by element (it is short).
-    let mut sample_next = region_start;
-    for (t, &c) in sample_classes.iter().enumerate() {
-        let at = &mut sample_next[usize::from(c)];
-        // SAFETY: `t < s <= n`; `*at` runs over the sample's own slots of its class's
-        // region, inside `..n <= capacity`, which no block writes.
-        unsafe { ptr::copy_nonoverlapping(from.0.add(t), to.0.add(*at), 1) };
-        *at += 1;
-    }
-    (0..counts.len()).into_par_iter().for_each(|b| {
-        let (from, to) = (from, to);
-        let start = s + b * block;
-        let mut read = start;
-        for part in 0..3 {
-            let len = counts[b][part];
-            // SAFETY: block `b`'s part `part` is `v[read..read + len]`; its place in the
-            // scratch buffer, `offsets[b][part]..+len`, is its own (the offsets are prefix
-            // sums of the parts' lengths), inside the capacity `>= n`.
-            unsafe { ptr::copy_nonoverlapping(from.0.add(read), to.0.add(offsets[b][part]), len) };
-            read += len;
-        }
+    swaps.into_par_iter().for_each(|(a, b, len)| {
+        debug_assert!(a + len <= boundary && boundary <= b && b + len <= n);
+        // SAFETY: `a..a + len` lies before `boundary` and `b..b + len` after it, both in `v`
+        // (the runs cover `v`); every misplaced slot is in exactly one swap, so no two swaps
+        // touch the same slot. A swap of two ranges is a permutation: nothing is duplicated
+        // or dropped.
+        unsafe { ptr::swap_nonoverlapping(base.get().add(a), base.get().add(b), len) };
     });
-    // Back into the slice, in parallel chunks. Every slot of `..n` in the scratch buffer was
-    // written once, so `v` again holds each element once; the scratch buffer's length stays
-    // 0, so it never drops them.
-    let chunk = n.div_ceil(crate::current_num_threads() * 4).max(1 << 16);
-    v.par_chunks_mut(chunk).enumerate().for_each(|(i, out)| {
-        // SAFETY: scratch slots `i * chunk..+out.len()` are initialised (above) and read by
-        // this chunk only; `out` is a distinct allocation.
-        unsafe { ptr::copy_nonoverlapping(to.get().add(i * chunk), out.as_mut_ptr(), out.len()) };
-    });
+    kept.sort_unstable_by_key(|run| run.start);
+    kept
 }
 
 #[cfg(test)]
@@ -273,6 +336,52 @@ mod tests {
         assert!(got[k + 1..].iter().all(|x| *x >= got[k]));
         got.sort_unstable();
         assert_eq!(got, sorted, "not a permutation");
+    }
+
+    /// `arrange` on random run lists: the classes end on their sides, the elements are a
+    /// permutation, and the runs it returns describe the slice.
+    #[test]
+    fn arrange_moves_runs_across_a_boundary() {
+        let mut random = 5u64;
+        let rounds = if cfg!(miri) { 12 } else { 300 };
+        for round in 0..rounds {
+            let len = 1 + (next_random(&mut random) % if cfg!(miri) { 60 } else { 3000 }) as usize;
+            let mut runs = Vec::new();
+            let mut at = 0;
+            while at < len {
+                let run_len = (1 + next_random(&mut random) % 40).min((len - at) as u64) as usize;
+                let class = (next_random(&mut random) % 3) as u8;
+                runs.push(Run {
+                    start: at,
+                    len: run_len,
+                    class,
+                });
+                at += run_len;
+            }
+            // Owned elements, so that Miri sees a duplicate or a leak; each knows its class.
+            let mut v: Vec<(u8, Box<usize>)> = Vec::new();
+            for run in &runs {
+                for i in 0..run.len {
+                    v.push((run.class, Box::new(run.start + i)));
+                }
+            }
+            let last_left = (round % 2) as u8;
+            let boundary = v.iter().filter(|(c, _)| *c <= last_left).count();
+            let threads = 1 + round % 4;
+            let after = arrange(&mut v, &runs, boundary, last_left, threads);
+            assert!(v[..boundary].iter().all(|(c, _)| *c <= last_left));
+            assert!(v[boundary..].iter().all(|(c, _)| *c > last_left));
+            let mut ids: Vec<usize> = v.iter().map(|(_, id)| **id).collect();
+            ids.sort_unstable();
+            assert!(ids.iter().copied().eq(0..len), "not a permutation");
+            let mut at = 0;
+            for run in &after {
+                assert_eq!(run.start, at);
+                assert!(v[at..at + run.len].iter().all(|(c, _)| *c == run.class));
+                at += run.len;
+            }
+            assert_eq!(at, len);
+        }
     }
 
     #[test]
