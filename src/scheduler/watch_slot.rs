@@ -91,7 +91,7 @@ impl Handoff {
         self.since.store(since, Ordering::Relaxed);
         self.guest.store(guest, Ordering::Relaxed);
         self.touched.store(false, Ordering::Relaxed);
-        // Release: the three stores above and the frame's contents go with the pointer.
+        // Release: the stores above and the frame's contents go with the pointer.
         self.job.store(job, Ordering::Release);
     }
 
