@@ -10,8 +10,9 @@
 //! comes from the start of criterion's function id (`blitz`/`blitz-par`, `rayon`, `chili`,
 //! `seq`/`sequential`/`std`); the workload is the group, with the rest of the function id and
 //! the parameter. `plot` draws, for each machine in a CSV, two SVG charts of the workloads
-//! that have blitz-par, rayon and sequential figures: the speedup of each library over the
-//! sequential code, and blitz-par's time relative to rayon's.
+//! that have blitz-par and sequential figures: the speedup of each library over the
+//! sequential code (rayon's bar where the workload has one), and, for the workloads with a
+//! rayon figure, blitz-par's time relative to rayon's.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -182,25 +183,31 @@ fn plot(csv: &Path, out: &Path) -> Result<(), String> {
     let table = read_csv(csv)?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for (machine, workloads) in &table {
-        // Workloads with all three figures, in the CSV's (sorted) order.
-        let rows: Vec<(&String, f64, f64, f64)> = workloads
+        // Workloads with sequential and blitz-par figures, in the CSV's (sorted) order, with
+        // rayon's where the bench has it (the algorithms rayon lacks have none).
+        let rows: Vec<(&String, f64, f64, Option<f64>)> = workloads
             .iter()
             .filter_map(|(name, libs)| {
                 Some((
                     name,
                     libs.get("sequential")?.to_owned(),
                     *libs.get("blitz-par")?,
-                    *libs.get("rayon")?,
+                    libs.get("rayon").copied(),
                 ))
             })
             .collect();
         if rows.is_empty() {
-            eprintln!("{machine}: no workload has sequential, blitz-par and rayon figures");
+            eprintln!("{machine}: no workload has sequential and blitz-par figures");
             continue;
         }
         let speedups: Vec<(String, Vec<f64>)> = rows
             .iter()
-            .map(|&(name, seq, blitz, rayon)| (name.clone(), vec![seq / blitz, seq / rayon]))
+            .map(|&(name, seq, blitz, rayon)| {
+                (
+                    name.clone(),
+                    vec![seq / blitz, rayon.map_or(f64::NAN, |r| seq / r)],
+                )
+            })
             .collect();
         let file = out.join(format!("{}-speedup.svg", slug(machine)));
         bars(
@@ -214,8 +221,11 @@ fn plot(csv: &Path, out: &Path) -> Result<(), String> {
         println!("{}", file.display());
         let relative: Vec<(String, Vec<f64>)> = rows
             .iter()
-            .map(|&(name, _, blitz, rayon)| (name.clone(), vec![blitz / rayon]))
+            .filter_map(|&(name, _, blitz, rayon)| Some((name.clone(), vec![blitz / rayon?])))
             .collect();
+        if relative.is_empty() {
+            continue;
+        }
         let file = out.join(format!("{}-vs-rayon.svg", slug(machine)));
         bars(
             &file,
@@ -250,6 +260,7 @@ fn bars(
     let top = rows
         .iter()
         .flat_map(|(_, v)| v.iter().copied())
+        .filter(|v| !v.is_nan())
         .fold(reference, f64::max);
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
@@ -277,10 +288,15 @@ fn bars(
     for (s, name) in series.iter().enumerate() {
         let colour = COLOURS[s % COLOURS.len()];
         chart
-            .draw_series(rows.iter().enumerate().map(|(i, (_, values))| {
-                let low = i as f64 + band * (s as f64 + 0.5);
-                Rectangle::new([(0.0, low), (values[s], low + band)], colour.filled())
-            }))
+            .draw_series(
+                rows.iter()
+                    .enumerate()
+                    .filter(|(_, (_, values))| !values[s].is_nan())
+                    .map(|(i, (_, values))| {
+                        let low = i as f64 + band * (s as f64 + 0.5);
+                        Rectangle::new([(0.0, low), (values[s], low + band)], colour.filled())
+                    }),
+            )
             .map_err(|e| error(&e))?
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
@@ -288,14 +304,19 @@ fn bars(
         let value_style =
             TextStyle::from(("sans-serif", 10).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
         chart
-            .draw_series(rows.iter().enumerate().map(|(i, (_, values))| {
-                let middle = i as f64 + band * (s as f64 + 1.0);
-                Text::new(
-                    format!("{:.2}", values[s]),
-                    (values[s], middle),
-                    value_style.clone(),
-                )
-            }))
+            .draw_series(
+                rows.iter()
+                    .enumerate()
+                    .filter(|(_, (_, values))| !values[s].is_nan())
+                    .map(|(i, (_, values))| {
+                        let middle = i as f64 + band * (s as f64 + 1.0);
+                        Text::new(
+                            format!("{:.2}", values[s]),
+                            (values[s], middle),
+                            value_style.clone(),
+                        )
+                    }),
+            )
             .map_err(|e| error(&e))?;
     }
     chart
