@@ -346,10 +346,10 @@ impl<'a> Owner<'a> {
         self.seat.stall.polled();
         let local = self.local();
         // Counts below zero (not saturating at zero): one subtraction and the sign of its
-        // result, which the branch reads off the subtraction's flags (a test against `<= 0`
-        // needed one more instruction). `heartbeat` sets it back once it is negative, so it
-        // never falls far below zero.
-        let left = local.countdown.get() - weight as i32;
+        // result, which the branch reads off the subtraction's flags (`dec; js`: a test
+        // against `<= 0` needed one more instruction). `heartbeat` sets it back once it is
+        // negative.
+        let left = local.countdown.get().wrapping_sub(weight as i32);
         local.countdown.set(left);
         left < 0 || self.seat.split_request.load(Ordering::Relaxed)
     }
