@@ -259,6 +259,11 @@ where
     RA: Send,
     RB: Send,
 {
+    // `b` stays here as well as in the frame: an unpromoted frame's `b` runs from this copy,
+    // which the optimiser may keep in registers, instead of being read back from the frame,
+    // whose address has escaped to the seat. Exactly one of the two copies is ever used: this
+    // one if the frame was never promoted, the frame's otherwise (or on a panic of `a`).
+    let b = ManuallyDrop::new(b);
     let frame = JoinFrame::<B, RB> {
         head: FrameHead {
             header: JobHeader {
@@ -267,7 +272,8 @@ where
             latch: UnsafeCell::new(MaybeUninit::uninit()),
             cancel: UnsafeCell::new(MaybeUninit::uninit()),
         },
-        func: UnsafeCell::new(ManuallyDrop::new(b)),
+        // SAFETY: a bitwise copy of `b`; see above for why only one copy is used.
+        func: UnsafeCell::new(unsafe { std::ptr::read(&b) }),
         result: UnsafeCell::new(MaybeUninit::uninit()),
     };
     // Derived from the whole frame (not `&frame.head`): a thief reaches `func` and `result`
@@ -295,9 +301,8 @@ where
         let rb = unsafe { join_promoted(owner, &frame) };
         return (ra, rb);
     }
-    // Never promoted: nobody else has seen `b`.
-    // SAFETY: `func` is taken exactly once, here.
-    let b = unsafe { ManuallyDrop::take(&mut *frame.func.get()) };
+    // Never promoted: nobody else has seen `b`, and the frame's copy is left untouched.
+    let b = ManuallyDrop::into_inner(b);
     (ra, b(FnContext { migrated: false }))
 }
 

@@ -118,6 +118,11 @@ fn small_join_scope_spawn() {
                     }
                 });
                 assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
+                // Closures that capture `&mut` halves: a recorded join keeps two bitwise copies
+                // of its `b` (its own and the frame's) and uses exactly one.
+                let mut w = [0u32; 32];
+                pool.install(|| fill_halves(&mut w, 0));
+                assert!(w.iter().enumerate().all(|(i, &x)| x == i as u32));
                 let r = std::panic::catch_unwind(|| super::join(|| 1, || -> i32 { panic!("b") }));
                 assert!(r.is_err());
                 // Deeper than the recording window: unrecorded joins, with and without a panic.
@@ -126,6 +131,21 @@ fn small_join_scope_spawn() {
                 assert!(r.is_err());
             }
         },
+    );
+}
+
+/// Writes each element's index into `s` (`start` for the first), halving it with a join at
+/// every level, each closure holding one `&mut` half.
+fn fill_halves(s: &mut [u32], start: u32) {
+    if let [only] = s {
+        *only = start;
+        return;
+    }
+    let mid = s.len() / 2;
+    let (left, right) = s.split_at_mut(mid);
+    super::join(
+        || fill_halves(left, start),
+        || fill_halves(right, start + mid as u32),
     );
 }
 

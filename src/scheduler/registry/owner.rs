@@ -346,10 +346,12 @@ impl<'a> Owner<'a> {
         self.seat.stall.polled();
         let local = self.local();
         // Counts below zero (not saturating at zero): one subtraction and the sign of its
-        // result. `heartbeat` sets it back to `JOINS_PER_CLOCK_READ` once it is not positive.
+        // result, which the branch reads off the subtraction's flags (`dec; js`: a test
+        // against `<= 0` needed one more instruction). `heartbeat` sets it back once it is
+        // negative.
         let left = local.countdown.get().wrapping_sub(weight as i32);
         local.countdown.set(left);
-        (left <= 0) | self.seat.split_request.load(Ordering::Relaxed)
+        left < 0 || self.seat.split_request.load(Ordering::Relaxed)
     }
 
     /// The slow path after `poll` said yes: heartbeat bookkeeping, then promote the oldest
@@ -456,7 +458,7 @@ impl<'a> Owner<'a> {
             unwind_cancelled();
         }
         if now.is_some() {
-            local.countdown.set(0);
+            local.countdown.set(-1);
         }
         // Raised by another thread: only our own beats raise it with `beat_pending` set. (A
         // request that comes while a beat of ours is pending counts as the beat.)
@@ -497,7 +499,7 @@ impl<'a> Owner<'a> {
     /// makes every recorded frame stealable, then takes the heartbeat check at once.
     pub(crate) fn share_now(self) {
         self.promote_all();
-        self.local().countdown.set(0);
+        self.local().countdown.set(-1);
         // A cancelled sort stops at its next join or split check instead.
         let _cancelled = self.on_poll();
     }
@@ -511,10 +513,10 @@ impl<'a> Owner<'a> {
     /// `now`: a clock reading the caller just took, if it has one.
     fn heartbeat(self, now: Option<u64>) -> bool {
         let local = self.local();
-        if local.countdown.get() > 0 {
+        if local.countdown.get() >= 0 {
             return false;
         }
-        local.countdown.set(JOINS_PER_CLOCK_READ as i32);
+        local.countdown.set(JOINS_PER_CLOCK_READ as i32 - 1);
         let now = now.unwrap_or_else(ticks);
         let next = local.next_beat.get();
         if next == 0 {

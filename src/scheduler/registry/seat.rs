@@ -102,8 +102,8 @@ pub(crate) struct Local {
     /// a registry, which no other thread can ever steal from (`README.md`, "Recording
     /// window"). Fixed when the seat is made.
     record_window: usize,
-    /// Polls left until the heartbeat's next clock read; 0 or below: read it at the next
-    /// poll's slow path.
+    /// Polls left until the heartbeat's next clock read, less one; below 0: read it at the
+    /// next poll's slow path (a sign test, `Owner::poll`).
     pub(super) countdown: Cell<i32>,
     /// Frames of this thread, other than open joins (those are counted by `depth`), that keep
     /// using this seat after running user code: a wait that runs jobs, a scope. While it is
@@ -141,7 +141,7 @@ impl Local {
             promoted: Cell::new(0),
             record_below: Cell::new(record_window),
             record_window,
-            countdown: Cell::new(JOINS_PER_CLOCK_READ as i32),
+            countdown: Cell::new(JOINS_PER_CLOCK_READ as i32 - 1),
             holds: Cell::new(0),
             next_beat: Cell::new(0),
             beat_pending: Cell::new(false),
