@@ -485,6 +485,34 @@ mod tests {
         }
     }
 
+    /// `f64` (`==` is not reflexive: no NaN equals anything) through the faster leaf, on one
+    /// thread and in blocks: std's result.
+    #[test]
+    fn nan_runs_agree_with_std() {
+        let input: Vec<f64> = (0..300u32)
+            .map(|i| match i % 7 {
+                0 | 1 => f64::NAN,
+                2 => -0.0,
+                3 => 0.0,
+                _ => f64::from(i / 20),
+            })
+            .collect();
+        let mut expected = input.clone();
+        expected.dedup();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let eq = |a: &mut f64, b: &mut f64| a == b;
+        let mut whole = input.clone();
+        // SAFETY: `f64` has no drop glue; the closure is `==`.
+        unsafe { dedup_whole::<_, _, true>(&mut whole, &eq) };
+        assert_eq!(bits(&whole), bits(&expected));
+        for block in [1, 2, 7, 64] {
+            let mut got = input.clone();
+            // SAFETY: as above.
+            unsafe { dedup_in_blocks::<_, _, true>(&mut got, &eq, block) };
+            assert_eq!(bits(&got), bits(&expected), "block {block}");
+        }
+    }
+
     /// A `PartialEq` that panics in the faster leaf (a type without drop glue): the panic
     /// reaches the caller and the vector holds a subsequence of its input, on one thread
     /// and in blocks.
