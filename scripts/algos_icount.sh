@@ -9,6 +9,8 @@
 # natively; the copy is never committed anywhere.
 #
 # Usage: scripts/algos_icount.sh [REV]    (about 4 minutes: one release build, 10 runs of 10M)
+# N=<items> and ROWS="sum scan is_sorted dedup pipeline" narrow it; KEEP=1 keeps the build
+# (its directory is printed) for callgrind_annotate or --branch-sim=yes by hand.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -138,5 +140,5 @@ echo "|---|---|---|---|"
 for row in ${ROWS:-sum scan is_sorted dedup pipeline}; do
     p=$(count "${row}_par")
     s=$(count "${row}_seq")
-    python3 -c "import sys; p, s, n = map(int, sys.argv[1:]); print(f'| {sys.argv[0] if False else \"$row\"} | {p / n:.3f} | {s / n:.3f} | {p / s:.2f}x |')" "$p" "$s" "$n"
+    python3 -c "import sys; row = sys.argv[1]; p, s, n = map(int, sys.argv[2:]); print(f'| {row} | {p / n:.3f} | {s / n:.3f} | {p / s:.2f}x |')" "$row" "$p" "$s" "$n"
 done
