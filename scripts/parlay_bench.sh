@@ -8,6 +8,9 @@
 # copied into a temporary directory and never into this repository; only our driver
 # (scripts/parlay_bench.cpp) is built against it, with g++ -O3 -std=c++17 -pthread.
 # Then `cargo bench --bench algos -- --table` prints blitz-par's rows and their baselines.
+# The driver is built with -march=native and blitz-par for baseline x86-64 (SSE2): vector
+# loops over u64 (sums, compares) get four or eight lanes on the C++ side and two on ours.
+# RUSTFLAGS="-C target-cpu=native" before this script builds both for the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -13,6 +13,15 @@
 //!    from a prefix sum of their lengths (the runs overlap the old positions of other blocks,
 //!    so they cannot move in place in parallel). Nothing is copied when nothing was removed.
 //!
+//! `par_dedup` on a type without drop glue takes a faster leaf in step 1 (and on one thread,
+//! where std's `dedup` ran before): each element is compared with the element just before it
+//! *in the input*, not with the last element kept, and moved to the write position whether
+//! it is kept or not, the position advancing by one when it is kept. The loop then has no
+//! branch on the data (std's mispredicts on about every other duplicate of a random input)
+//! and no chain of dependent loads through the write position. For `==` the two comparisons
+//! agree: `PartialEq` is transitive, so an element equals the last kept one exactly when it
+//! equals its predecessor (which is that kept one or equal to it).
+//!
 //! Panic safety: while the steps run, the vector's length is 0 and every block records, in
 //! its guard, which of its slots hold live elements (a block that never ran: all of them).
 //! If `same_bucket` (or a removed element's `Drop`) panics, every block's guard still closes
@@ -110,29 +119,51 @@ impl<T: Send> ParallelVec<T> for Vec<T> {
     where
         T: PartialEq,
     {
-        dedup_by(self, &|a: &mut T, b: &mut T| a == b)
+        let eq = |a: &mut T, b: &mut T| a == b;
+        if std::mem::needs_drop::<T>() {
+            // SAFETY: without `ADJACENT` there is nothing to promise.
+            unsafe { dedup_by::<T, _, false>(self, &eq) }
+        } else {
+            // SAFETY: `T` has no drop glue and `eq` only compares with `==`.
+            unsafe { dedup_by::<T, _, true>(self, &eq) }
+        }
     }
 
     fn par_dedup_by<F>(&mut self, same_bucket: F)
     where
         F: Fn(&mut T, &mut T) -> bool + Sync,
     {
-        dedup_by(self, &same_bucket)
+        // SAFETY: without `ADJACENT` there is nothing to promise.
+        unsafe { dedup_by::<T, _, false>(self, &same_bucket) }
     }
 }
 
-fn dedup_by<T, F>(v: &mut Vec<T>, same_bucket: &F)
+/// Std's `dedup_by`, in parallel; `ADJACENT`: with the faster leaf of the module docs.
+///
+/// # Safety
+///
+/// With `ADJACENT`, `T` has no drop glue and `same_bucket` only compares its arguments with
+/// `==` (it reads them and writes nothing).
+unsafe fn dedup_by<T, F, const ADJACENT: bool>(v: &mut Vec<T>, same_bucket: &F)
 where
     T: Send,
     F: Fn(&mut T, &mut T) -> bool + Sync,
 {
     let threads = crate::current_num_threads();
     if v.len() < SEQUENTIAL_LEN || threads == 1 {
-        v.dedup_by(|a, b| same_bucket(a, b));
+        if ADJACENT && v.len() > 1 {
+            // SAFETY: `v.len() >= 1`; `ADJACENT`'s promise is the caller's.
+            unsafe { dedup_whole::<T, F, true>(v, same_bucket) };
+        } else {
+            v.dedup_by(|a, b| same_bucket(a, b));
+        }
         return;
     }
     let block = v.len().div_ceil(threads * BLOCKS_PER_THREAD).max(MIN_BLOCK);
-    crate::scheduler::in_pool(|| dedup_in_blocks(v, same_bucket, block));
+    // SAFETY: `ADJACENT`'s promise is the caller's.
+    crate::scheduler::in_pool(|| unsafe {
+        dedup_in_blocks::<T, F, ADJACENT>(v, same_bucket, block)
+    });
 }
 
 /// A raw pointer to the vector's buffer that the blocks share; each block touches only its
@@ -160,8 +191,42 @@ unsafe impl<T: Send> Send for BufferPtr<T> {}
 // SAFETY: as for `Send`: threads sharing it touch disjoint slots.
 unsafe impl<T: Send> Sync for BufferPtr<T> {}
 
+/// The vector as one block, on the calling thread; its length is set to the kept elements
+/// on return or unwind.
+///
+/// # Safety
+///
+/// `v.len() >= 1`; as for [`dedup_block`] with `ADJACENT`.
+unsafe fn dedup_whole<T, F, const ADJACENT: bool>(v: &mut Vec<T>, same_bucket: &F)
+where
+    F: Fn(&mut T, &mut T) -> bool,
+{
+    /// Sets the vector's length to the live elements counted at its front.
+    struct SetLen<'a, T>(&'a mut Vec<T>, &'a AtomicUsize);
+    impl<T> Drop for SetLen<'_, T> {
+        fn drop(&mut self) {
+            // SAFETY: `dedup_block` has returned or unwound: `self.1` counts the live
+            // elements at the buffer's front.
+            unsafe { self.0.set_len(self.1.load(Ordering::Relaxed)) };
+        }
+    }
+    let len = v.len();
+    let alive = AtomicUsize::new(len);
+    // SAFETY: the elements stay in the buffer while the leaf runs; the guard sets the length
+    // back to the live elements, on return or unwind.
+    unsafe { v.set_len(0) };
+    let v = SetLen(v, &alive);
+    // SAFETY: `v[..len]` are live (length 0 now: no one else touches them) and `len >= 1`;
+    // `ADJACENT` as the caller promises.
+    unsafe { dedup_block::<T, F, ADJACENT>(v.0.as_mut_ptr(), len, &alive, same_bucket) };
+}
+
 /// Steps 1 to 3 with blocks of `block` elements (`block >= 1`).
-fn dedup_in_blocks<T, F>(v: &mut Vec<T>, same_bucket: &F, block: usize)
+///
+/// # Safety
+///
+/// As for [`dedup_by`].
+unsafe fn dedup_in_blocks<T, F, const ADJACENT: bool>(v: &mut Vec<T>, same_bucket: &F, block: usize)
 where
     T: Send,
     F: Fn(&mut T, &mut T) -> bool + Sync,
@@ -184,9 +249,9 @@ where
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         (0..blocks).into_par_iter().for_each(|b| {
             // SAFETY: block `b`'s slots `b * block..` (`block_len(b)` of them) are live and
-            // touched by this call only.
+            // touched by this call only; `ADJACENT`'s promise is our caller's.
             unsafe {
-                dedup_block(
+                dedup_block::<T, F, ADJACENT>(
                     base.get().add(b * block),
                     block_len(b),
                     &alive_end[b],
@@ -224,13 +289,20 @@ where
 }
 
 /// Std's dedup on one block, compacting the kept elements to its front; on return or unwind
-/// `alive_end` holds the count of live elements at the block's front.
+/// `alive_end` holds the count of live elements at the block's front. `ADJACENT`: the faster
+/// leaf of the module docs.
 ///
 /// # Safety
 ///
 /// `block[..len]` are live elements, `len >= 1`, touched by no one else during the call.
-unsafe fn dedup_block<T, F>(block: *mut T, len: usize, alive_end: &AtomicUsize, same_bucket: &F)
-where
+/// With `ADJACENT`, `T` has no drop glue and `same_bucket` only compares its arguments with
+/// `==`.
+unsafe fn dedup_block<T, F, const ADJACENT: bool>(
+    block: *mut T,
+    len: usize,
+    alive_end: &AtomicUsize,
+    same_bucket: &F,
+) where
     F: Fn(&mut T, &mut T) -> bool,
 {
     /// Slots `..write` are kept, `write..read` are gaps (moved or dropped), `read..len` are
@@ -258,6 +330,27 @@ where
         len,
         alive_end,
     };
+    if ADJACENT {
+        while gap.read < gap.len {
+            // SAFETY: `read` is live and not yet looked at. Slot `read - 1` still holds the
+            // bits of the element before it in the input: later writes go to slots
+            // `write <= read`, and the one write to it so far (if any) was that element
+            // itself. It was kept (and copied to a slot below, or left in place) or dropped,
+            // which did nothing (no drop glue), so those bits are a value of `T` that `==`
+            // may read; the caller's `same_bucket` only reads it. Moving `read` to `write`
+            // (the same slot, or a gap) whether or not it is kept leaves the kept run at
+            // `..write` once `write` advances for a kept element; a duplicate left in a gap
+            // needs no drop.
+            unsafe {
+                let current = block.add(gap.read);
+                let duplicate = same_bucket(&mut *current, &mut *block.add(gap.read - 1));
+                ptr::copy(current, block.add(gap.write), 1);
+                gap.write += usize::from(!duplicate);
+                gap.read += 1;
+            }
+        }
+        return;
+    }
     while gap.read < gap.len {
         // SAFETY: `read` is live and not yet looked at; `write - 1` is the last kept slot,
         // live and distinct from `read` (`write <= read`).
@@ -344,8 +437,25 @@ mod tests {
                 expected.dedup();
                 for block in 1..8 {
                     let mut got = input.clone();
-                    dedup_in_blocks(&mut got, &|a: &mut u32, b: &mut u32| a == b, block);
+                    // SAFETY: no promise without `ADJACENT`.
+                    unsafe {
+                        dedup_in_blocks::<_, _, false>(
+                            &mut got,
+                            &|a: &mut u32, b: &mut u32| a == b,
+                            block,
+                        )
+                    };
                     assert_eq!(got, expected, "len {len}, block {block}");
+                    let mut got = input.clone();
+                    // SAFETY: `u32` has no drop glue; the closure is `==`.
+                    unsafe {
+                        dedup_in_blocks::<_, _, true>(
+                            &mut got,
+                            &|a: &mut u32, b: &mut u32| a == b,
+                            block,
+                        )
+                    };
+                    assert_eq!(got, expected, "adjacent, len {len}, block {block}");
                 }
             }
         });
@@ -369,8 +479,83 @@ mod tests {
                     true
                 }
             };
-            dedup_in_blocks(&mut got, &merge, block);
+            // SAFETY: no promise without `ADJACENT`.
+            unsafe { dedup_in_blocks::<_, _, false>(&mut got, &merge, block) };
             assert_eq!(got, expected, "block {block}");
+        }
+    }
+
+    /// `f64` (`==` is not reflexive: no NaN equals anything) through the faster leaf, on one
+    /// thread and in blocks: std's result.
+    #[test]
+    fn nan_runs_agree_with_std() {
+        let input: Vec<f64> = (0..300u32)
+            .map(|i| match i % 7 {
+                0 | 1 => f64::NAN,
+                2 => -0.0,
+                3 => 0.0,
+                _ => f64::from(i / 20),
+            })
+            .collect();
+        let mut expected = input.clone();
+        expected.dedup();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let eq = |a: &mut f64, b: &mut f64| a == b;
+        let mut whole = input.clone();
+        // SAFETY: `f64` has no drop glue; the closure is `==`.
+        unsafe { dedup_whole::<_, _, true>(&mut whole, &eq) };
+        assert_eq!(bits(&whole), bits(&expected));
+        for block in [1, 2, 7, 64] {
+            let mut got = input.clone();
+            // SAFETY: as above.
+            unsafe { dedup_in_blocks::<_, _, true>(&mut got, &eq, block) };
+            assert_eq!(bits(&got), bits(&expected), "block {block}");
+        }
+    }
+
+    /// A `PartialEq` that panics in the faster leaf (a type without drop glue): the panic
+    /// reaches the caller and the vector holds a subsequence of its input, on one thread
+    /// and in blocks.
+    #[test]
+    fn adjacent_leaf_panics_cleanly() {
+        #[derive(Clone, Copy, Debug)]
+        struct Touchy(u32);
+        impl PartialEq for Touchy {
+            fn eq(&self, other: &Self) -> bool {
+                assert!(self.0 != 50, "touched");
+                self.0 == other.0
+            }
+        }
+        let input: Vec<Touchy> = (0..200).map(|i| Touchy(i / 3)).collect();
+        let eq = |a: &mut Touchy, b: &mut Touchy| a == b;
+        for threads in [1, 3] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut v = input.clone();
+            let result = pool.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    // SAFETY: `Touchy` has no drop glue; the closure is `==`.
+                    unsafe {
+                        if threads == 1 {
+                            dedup_by::<_, _, true>(&mut v, &eq)
+                        } else {
+                            dedup_in_blocks::<_, _, true>(&mut v, &eq, 16)
+                        }
+                    }
+                }))
+            });
+            assert!(result.is_err(), "{threads} threads");
+            let mut rest = input.iter().map(|t| t.0);
+            assert!(
+                v.iter().all(|t| rest.any(|x| x == t.0)),
+                "{threads} threads: {v:?} is not a subsequence"
+            );
+            assert!(
+                v.iter().any(|t| t.0 == 50) && v.len() > 67,
+                "{threads} threads"
+            );
         }
     }
 
@@ -378,7 +563,8 @@ mod tests {
     fn capacity_is_kept() {
         let mut v: Vec<u32> = Vec::with_capacity(500);
         v.extend((0..300).map(|i| i / 3));
-        dedup_in_blocks(&mut v, &|a: &mut u32, b: &mut u32| a == b, 16);
+        // SAFETY: `u32` has no drop glue; the closure is `==`.
+        unsafe { dedup_in_blocks::<_, _, true>(&mut v, &|a: &mut u32, b: &mut u32| a == b, 16) };
         assert_eq!(v, (0..100).collect::<Vec<_>>());
         assert!(v.capacity() >= 500);
     }
