@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Instructions of `par_select_nth_unstable(n/2)` against std's `select_nth_unstable(n/2)` on
 # the algos bench's input (a random permutation of `0..n` from its xorshift64* shuffle), for
-# the working tree or a revision (REV). Counted by callgrind over every thread while the
-# call runs (valgrind runs one thread at a time: a pool of 2 whose work is serialised), the
-# input's generation left out.
+# the working tree or a revision (REV). Counted by callgrind over every thread (valgrind runs
+# one thread at a time: a pool of 2 whose work is serialised), less a run that only builds
+# the input and starts the pool; the workers' idle spinning is counted too.
 #
 # As in scripts/trace_icount.sh, the count runs against a copy of the sources whose clock
 # reads 1,024 times slower (never recalibrated), so that the driver's pacer, which times its
@@ -84,23 +84,30 @@ fn main() {
     let mut v = permutation(n);
     // Start the pool outside the count.
     blitz_par::join(|| (), || ());
-    let got = if mode == "par" { par(&mut v) } else { std(&mut v) };
+    let got = match mode.as_str() {
+        "par" => par(&mut v),
+        "std" => std(&mut v),
+        _ => n as u64 / 2,
+    };
     assert_eq!(got, n as u64 / 2);
 }
 RS
 cp "$root/Cargo.lock" "$work/probe/"
 export CARGO_TARGET_DIR="$work/target"
 (cd "$work/probe" && cargo build --release --quiet)
-count() { # mode n -> instructions of every thread while probe::<mode> runs
+count() { # mode n -> instructions of every thread, the whole run
+    # (callgrind's --toggle-collect counts the thread that enters the function only: the
+    # pool's workers would be left out; so whole runs, less one that only builds the input).
     rm -f "$work"/cg*
     BLITZ_NUM_THREADS=2 valgrind --tool=callgrind --callgrind-out-file="$work/cg" \
-        --toggle-collect="probe::$1" "$CARGO_TARGET_DIR/release/probe" "$1" "$2" >/dev/null 2>&1
+        "$CARGO_TARGET_DIR/release/probe" "$1" "$2" >/dev/null 2>&1
     awk '/^summary:/ { print $2 }' "$work/cg"
 }
 echo "| n | par_select_nth_unstable | std select_nth_unstable | ratio |"
 echo "|---|---|---|---|"
 for n in "${lens[@]}"; do
-    p=$(count par "$n")
-    s=$(count std "$n")
+    none=$(count none "$n")
+    p=$(($(count par "$n") - none))
+    s=$(($(count std "$n") - none))
     python3 -c "import sys; p, s, n = map(int, sys.argv[1:]); print(f'| {n:,} | {p/1e6:.1f}M ({p/n:.1f}/item) | {s/1e6:.1f}M ({s/n:.1f}/item) | {p/s:.2f}x |')" "$p" "$s" "$n"
 done

@@ -214,13 +214,23 @@ where
     v.par_chunks(chunk)
         .zip(classes.par_chunks_mut(chunk))
         .map(|(xs, cs)| {
-            let (mut not_below, mut above) = (0u32, 0u32);
             for (x, c) in xs.iter().zip(cs.iter_mut()) {
                 let is_above = u8::from(compare(hi, x) == Ordering::Less);
                 let is_not_below = u8::from(compare(x, lo) != Ordering::Less) | is_above;
                 *c = is_not_below | (is_above << 1);
-                not_below += u32::from(is_not_below);
-                above += u32::from(is_above);
+            }
+            // Counted afterwards, eight bytes at a time: bit 0 of a byte is "not below", bit 1
+            // "above".
+            let (mut not_below, mut above) = (0u32, 0u32);
+            let mut words = cs.chunks_exact(8);
+            for word in &mut words {
+                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                not_below += (word & LOW_BITS).count_ones();
+                above += ((word >> 1) & LOW_BITS).count_ones();
+            }
+            for &b in words.remainder() {
+                not_below += u32::from(b & 1);
+                above += u32::from(b >> 1);
             }
             [xs.len() as u32 - not_below, not_below - above, above]
         })
@@ -325,18 +335,24 @@ impl<'a> Positions<'a> {
     }
 
     /// The current word's hits.
+    #[inline(always)]
     fn load(&self) -> u64 {
         let at = self.word_at;
         let word = match self.classes.get(at..at + 8) {
             Some(bytes) => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
-            None => {
-                let mut bytes = [PAD; 8];
-                let tail = &self.classes[at..];
-                bytes[..tail.len()].copy_from_slice(tail);
-                u64::from_le_bytes(bytes)
-            }
+            None => self.load_tail(),
         } ^ self.flip;
         word & (word >> 1) & LOW_BITS
+    }
+
+    /// The last, partial word, padded.
+    #[cold]
+    #[inline(never)]
+    fn load_tail(&self) -> u64 {
+        let mut bytes = [PAD; 8];
+        let tail = &self.classes[self.word_at..];
+        bytes[..tail.len()].copy_from_slice(tail);
+        u64::from_le_bytes(bytes)
     }
 
     /// The next position; panics if there is none.
