@@ -1,5 +1,5 @@
 //! `par_select_nth_unstable` and its `_by` / `_by_key` forms: std's `select_nth_unstable`,
-//! with each round's three-way partition in parallel and in place.
+//! with each round's partition in parallel and in place.
 //!
 //! A round (Floyd and Rivest's "SELECT", CACM 1975, with a parallel partition):
 //! 1. Sample: move `s ≈ 2·sqrt(n)` elements chosen at random to the front (a partial
@@ -8,40 +8,35 @@
 //!    deviations of the sample rank) below and above the rank `k·s/n` that `k` maps to, so the
 //!    `k`-th element lies between them with high probability, among a few percent of the
 //!    elements.
-//! 3. Classification, read-only and in parallel: one byte per element says its class (below
-//!    `lo`, between, above `hi`), and each chunk of `CHUNK` elements counts its classes. This
-//!    is the round's only pass that calls the comparator, and its only full read of the
-//!    elements.
-//! 4. Arrangement, in parallel, by swaps and without user code: the class totals cut the part
-//!    into three regions; the elements of region `r` whose class is `c != r` are misplaced.
-//!    The `i`-th misplaced element of class `c` in region `r` is swapped with the `i`-th of
-//!    class `r` in region `c` (for each pair of regions), and what is left forms 3-cycles
-//!    (`r0 → r1 → r2 → r0` or the reverse, never both), rotated. Positions are found by
-//!    scanning the class bytes a word at a time; the chunks' prefix counts say where each
-//!    thread's stretch of ordinals starts. On a random input about a quarter of the elements
-//!    move, each once; nothing is copied out.
-//! 5. The round continues in the region that holds `k`. If that is the middle one and
-//!    `lo == hi`, all of it equals the `k`-th element: done. A round that made no progress
-//!    (every element between two distinct pivots) uses one pivot next (`lo == hi`), which
-//!    always does for a total order.
+//! 3. Partition: the rest is cut into blocks, and each block is partitioned in parallel, by
+//!    the sorts' block partition (`sort::quick::partition`, twice), into `< lo`, between, and
+//!    `> hi`. The sorted sample is three such runs already (found by binary search).
+//! 4. Arrangement: the slice is now a list of runs of one class each (three per block). With
+//!    the classes' totals, the misplaced elements are known as runs too: the `i`-th misplaced
+//!    element left of a boundary is swapped with the `i`-th right of it, a stretch of runs at
+//!    a time, in parallel (`arrange`). One boundary is enough when `k` falls in the first or
+//!    last class, two when it falls between the pivots; the slice is then
+//!    `[< lo | between | > hi]` around the part that holds `k`. On a random input about a
+//!    quarter of the elements move, by `ptr::swap_nonoverlapping`; nothing is copied out.
+//! 5. The round continues in the part that holds `k`. If that is the middle and `lo == hi`,
+//!    all of it equals the `k`-th element: done. A round that made no progress (every element
+//!    between two distinct pivots) uses one pivot next (`lo == hi`), which always does.
 //!
 //! Parts below `SEQUENTIAL_LEN`, and any part after `MAX_ROUNDS` rounds, go to std's
-//! `select_nth_unstable_by` (worst case `O(n)`). Scratch: one byte per element, for the
-//! whole call.
+//! `select_nth_unstable_by` (worst case `O(n)`).
 //!
-//! The pivots are shared by the threads classifying the chunks, so `T: Sync` (the sorts'
+//! The pivots are shared by the threads partitioning the blocks, so `T: Sync` (the sorts'
 //! quicksort avoids that bound by partitioning on one thread; here that would leave nothing
 //! parallel).
 //!
-//! Panic safety: user code (the comparator) runs only in steps 1 to 3; step 1 moves elements
-//! by swaps inside the slice and step 3 moves nothing, so a panic leaves the slice a
-//! permutation of its input. Soundness does not rest on the comparator: the moves of step 4
-//! are computed from the class bytes alone, which nothing writes after step 3, so every
-//! position is moved by exactly one swap or rotation whatever the comparator answered (a
-//! comparator that is not a total order gives a wrong answer, never overlapping moves).
+//! Panic safety: user code (the comparator) runs only in steps 1 to 3, where elements move by
+//! swaps inside the slice, so a panic leaves the slice a permutation of its input; step 4
+//! calls nothing and only swaps. The runs come from the partitions' counts, not from
+//! comparisons, so a comparator that is not a total order cannot make two swaps overlap.
 
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
-use crate::slice::{ParallelSlice, ParallelSliceMut};
+use super::sort::quick::partition;
+use crate::iter::{IntoParallelIterator, ParallelIterator};
+use crate::slice::ParallelSliceMut;
 use std::cmp::Ordering;
 use std::ptr;
 
@@ -54,24 +49,6 @@ const MAX_ROUNDS: u32 = 12;
 
 /// The largest sample: its sort runs on one thread.
 const MAX_SAMPLE: usize = 1 << 14;
-
-/// Elements per counted chunk: a thread locating its first position scans at most this many
-/// class bytes (a few microseconds), and the counts take 1/1,000 of the bytes' space.
-const CHUNK: usize = 1 << 12;
-
-/// The class bytes. Bit 0: not below the low pivot; bit 1: above the high pivot. An element
-/// above the high pivot has both bits, whatever the comparator said about the low one, so
-/// the three classes are disjoint by construction.
-const BELOW: u8 = 0;
-const BETWEEN: u8 = 1;
-const ABOVE: u8 = 3;
-const CLASSES: [u8; 3] = [BELOW, BETWEEN, ABOVE];
-
-/// Fills the bytes past a slice's end when a word is read there: no class matches it.
-const PAD: u8 = 2;
-
-/// The lowest bit of each byte of a word.
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 
 /// Std's `select_nth_unstable_by`'s contract, in parallel.
 pub(super) fn select_nth_unstable_by<'a, T, F>(
@@ -89,7 +66,7 @@ where
     }
     {
         let v = &mut *v;
-        crate::scheduler::in_pool(|| select_in_place(v, k, compare, SEQUENTIAL_LEN, CHUNK));
+        crate::scheduler::in_pool(|| select_in_place(v, k, compare, SEQUENTIAL_LEN));
     }
     let (left, rest) = v.split_at_mut(k);
     let (nth, right) = rest.split_first_mut().expect("k < len");
@@ -131,26 +108,20 @@ unsafe impl<T: Send> Send for SharedPtr<T> {}
 unsafe impl<T: Send> Sync for SharedPtr<T> {}
 
 /// Puts the `k`-th smallest element of `v` at `v[k]`, the smaller ones before it and the
-/// larger ones after it. `k < v.len()`; parts shorter than `sequential_len` go to std;
-/// `chunk` is the counted chunks' length (`CHUNK`, smaller in tests).
-fn select_in_place<T, F>(v: &mut [T], k: usize, compare: &F, sequential_len: usize, chunk: usize)
+/// larger ones after it. `k < v.len()`; parts shorter than `sequential_len` go to std.
+fn select_in_place<T, F>(v: &mut [T], k: usize, compare: &F, sequential_len: usize)
 where
     T: Send + Sync,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let sequential_len = sequential_len.max(16);
     let mut v = v;
     let mut k = k;
-    if v.len() < sequential_len {
-        v.select_nth_unstable_by(k, compare);
-        return;
-    }
     let mut single_pivot = false;
     let mut random = (v.len() as u64) ^ (k as u64).rotate_left(32);
-    let mut class_buffer = vec![BELOW; v.len()];
+    let threads = crate::current_num_threads();
     for _ in 0..MAX_ROUNDS {
         let n = v.len();
-        if n < sequential_len {
+        if n < sequential_len.max(16) {
             break;
         }
         // 1. The sample.
@@ -159,7 +130,9 @@ where
             let j = t + (next_random(&mut random) % (n - t) as u64) as usize;
             v.swap(t, j);
         }
-        v[..s].sort_unstable_by(compare);
+        let (sample, rest) = v.split_at_mut(s);
+        sample.sort_unstable_by(compare);
+        let sample: &[T] = sample;
         // 2. The pivots.
         let target = (k as u128 * s as u128 / n as u128) as usize;
         let gap = if single_pivot {
@@ -167,21 +140,61 @@ where
         } else {
             (3 * s.isqrt()).div_ceil(2)
         };
-        let (lo, hi) = (target.saturating_sub(gap), (target + gap).min(s - 1));
-        let pivots_equal = compare(&v[lo], &v[hi]) == Ordering::Equal;
-        // 3. The classes.
-        let classes = &mut class_buffer[..n];
-        let counts = classify(v, (lo, hi), compare, classes, chunk);
-        let classes: &[u8] = classes;
-        let index = ClassIndex::new(classes, &counts, chunk);
-        // 4. The arrangement: no user code from here to the end of the round.
-        let totals = index.totals();
-        let region_start = [0, totals[0], totals[0] + totals[1], n];
-        arrange(v, &index, region_start);
+        let lo = &sample[target.saturating_sub(gap)];
+        let hi = &sample[(target + gap).min(s - 1)];
+        let pivots_equal = compare(lo, hi) == Ordering::Equal;
+        // 3. The sample's classes (it is sorted: three runs), then the parallel partition of
+        //    the rest, block by block.
+        let sample_less = sample.partition_point(|x| compare(x, lo) == Ordering::Less);
+        let sample_between =
+            sample[sample_less..].partition_point(|x| compare(hi, x) != Ordering::Less);
+        let block = rest.len().div_ceil(threads * 4).max(1 << 14);
+        let counts: Vec<[usize; 3]> = rest
+            .par_chunks_mut(block)
+            .map(|chunk| {
+                let less = partition(chunk, |x| compare(x, lo) == Ordering::Less);
+                let between = partition(&mut chunk[less..], |x| compare(hi, x) != Ordering::Less);
+                [less, between, chunk.len() - less - between]
+            })
+            .collect();
+        // 4. The arrangement, by swaps of runs: no user code from here to the end of the round.
+        let mut runs = Vec::with_capacity(3 * (counts.len() + 1));
+        let mut at = 0;
+        let sample_counts = [
+            sample_less,
+            sample_between,
+            s - sample_less - sample_between,
+        ];
+        for c in std::iter::once(&sample_counts).chain(&counts) {
+            for (class, &len) in c.iter().enumerate() {
+                if len > 0 {
+                    runs.push(Run {
+                        start: at,
+                        len,
+                        class: class as u8,
+                    });
+                }
+                at += len;
+            }
+        }
+        debug_assert_eq!(at, n);
+        let mut totals = [0usize; 3];
+        for run in &runs {
+            totals[usize::from(run.class)] += run.len;
+        }
+        let region_start = [0, totals[0], totals[0] + totals[1]];
+        // Only the boundaries around the part that continues matter: a part left behind
+        // need not be sorted from its neighbour on the far side.
+        if k < region_start[2] {
+            runs = arrange(v, &runs, region_start[1], 0, threads);
+        }
+        if k >= region_start[1] {
+            arrange(v, &runs, region_start[2], 1, threads);
+        }
         // 5. The part that holds `k`.
         let before = v;
-        if k < region_start[1] {
-            v = &mut before[..region_start[1]];
+        if k < totals[0] {
+            v = &mut before[..totals[0]];
         } else if k >= region_start[2] {
             v = &mut before[region_start[2]..];
             k -= region_start[2];
@@ -196,333 +209,126 @@ where
     v.select_nth_unstable_by(k, compare);
 }
 
-/// Writes the class of each element of `v` against the pivots `v[lo]` and `v[hi]` into
-/// `classes`, in parallel, and returns the class counts of each chunk of `chunk` elements.
-/// Reads `v` only.
-fn classify<T, F>(
-    v: &[T],
-    (lo, hi): (usize, usize),
-    compare: &F,
-    classes: &mut [u8],
-    chunk: usize,
-) -> Vec<[u32; 3]>
-where
-    T: Sync,
-    F: Fn(&T, &T) -> Ordering + Sync,
-{
-    let (lo, hi) = (&v[lo], &v[hi]);
-    v.par_chunks(chunk)
-        .zip(classes.par_chunks_mut(chunk))
-        .map(|(xs, cs)| {
-            for (x, c) in xs.iter().zip(cs.iter_mut()) {
-                let is_above = u8::from(compare(hi, x) == Ordering::Less);
-                let is_not_below = u8::from(compare(x, lo) != Ordering::Less) | is_above;
-                *c = is_not_below | (is_above << 1);
-            }
-            // Counted afterwards, eight bytes at a time: bit 0 of a byte is "not below", bit 1
-            // "above".
-            let (mut not_below, mut above) = (0u32, 0u32);
-            let mut words = cs.chunks_exact(8);
-            for word in &mut words {
-                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                not_below += (word & LOW_BITS).count_ones();
-                above += ((word >> 1) & LOW_BITS).count_ones();
-            }
-            for &b in words.remainder() {
-                not_below += u32::from(b & 1);
-                above += u32::from(b >> 1);
-            }
-            [xs.len() as u32 - not_below, not_below - above, above]
-        })
-        .collect()
-}
-
-/// The class bytes of a part with their chunks' prefix counts: how many elements of a class
-/// lie before a position, and where the `i`-th of a class is.
-struct ClassIndex<'a> {
-    classes: &'a [u8],
-    chunk: usize,
-    /// `prefix[i][c]`: the elements of class `CLASSES[c]` in `classes[..i * chunk]`; one more
-    /// entry than chunks, the last being the totals.
-    prefix: Vec<[usize; 3]>,
-}
-
-impl<'a> ClassIndex<'a> {
-    fn new(classes: &'a [u8], counts: &[[u32; 3]], chunk: usize) -> Self {
-        let mut prefix = Vec::with_capacity(counts.len() + 1);
-        let mut sum = [0usize; 3];
-        prefix.push(sum);
-        for count in counts {
-            for c in 0..3 {
-                sum[c] += count[c] as usize;
-            }
-            prefix.push(sum);
-        }
-        assert_eq!(sum.iter().sum::<usize>(), classes.len());
-        ClassIndex {
-            classes,
-            chunk,
-            prefix,
-        }
-    }
-
-    fn totals(&self) -> [usize; 3] {
-        *self.prefix.last().expect("one entry at least")
-    }
-
-    /// The elements of class `CLASSES[c]` in `classes[..at]`.
-    fn count_before(&self, c: usize, at: usize) -> usize {
-        let i = at / self.chunk;
-        let start = i * self.chunk;
-        let class = CLASSES[c];
-        self.prefix[i][c]
-            + self.classes[start..at]
-                .iter()
-                .filter(|&&b| b == class)
-                .count()
-    }
-
-    /// The position of the `ordinal`-th (from 0) element of class `CLASSES[c]`.
-    fn position(&self, c: usize, ordinal: usize) -> usize {
-        assert!(ordinal < self.totals()[c], "fewer elements of the class");
-        // The chunk whose prefix count is the last at most `ordinal`.
-        let i = self.prefix.partition_point(|p| p[c] <= ordinal) - 1;
-        let start = i * self.chunk;
-        let mut left = ordinal - self.prefix[i][c];
-        let class = CLASSES[c];
-        for (at, &b) in self.classes[start..].iter().enumerate() {
-            if b == class {
-                if left == 0 {
-                    return start + at;
-                }
-                left -= 1;
-            }
-        }
-        unreachable!("the prefix counts are the bytes' counts")
-    }
-}
-
-/// The positions of one class's elements from a starting position on, in increasing order,
-/// read a word of class bytes at a time.
-struct Positions<'a> {
-    classes: &'a [u8],
-    /// Which bits of a word to flip so that a byte of the class has its two low bits set.
-    flip: u64,
-    /// The index of the current word's first byte (a multiple of 8).
-    word_at: usize,
-    /// The low bit of each byte of the current word that is of the class and not yet given.
-    hits: u64,
-}
-
-impl<'a> Positions<'a> {
-    fn new(classes: &'a [u8], class: u8, from: usize) -> Self {
-        // A byte matches when, after the flip, bits 0 and 1 are both set: BELOW flips both,
-        // BETWEEN bit 1, ABOVE none; PAD (bit 1 alone) matches none of them.
-        let flip = match class {
-            BELOW => LOW_BITS * 3,
-            BETWEEN => LOW_BITS * 2,
-            _ => 0,
-        };
-        let word_at = from - from % 8;
-        let mut positions = Positions {
-            classes,
-            flip,
-            word_at,
-            hits: 0,
-        };
-        positions.hits = positions.load() & (!0u64 << (8 * (from % 8)));
-        positions
-    }
-
-    /// The current word's hits.
-    #[inline(always)]
-    fn load(&self) -> u64 {
-        let at = self.word_at;
-        let word = match self.classes.get(at..at + 8) {
-            Some(bytes) => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
-            None => self.load_tail(),
-        } ^ self.flip;
-        word & (word >> 1) & LOW_BITS
-    }
-
-    /// The last, partial word, padded.
-    #[cold]
-    #[inline(never)]
-    fn load_tail(&self) -> u64 {
-        let mut bytes = [PAD; 8];
-        let tail = &self.classes[self.word_at..];
-        bytes[..tail.len()].copy_from_slice(tail);
-        u64::from_le_bytes(bytes)
-    }
-
-    /// The next position; panics if there is none.
-    #[inline]
-    fn next_position(&mut self) -> usize {
-        while self.hits == 0 {
-            self.word_at += 8;
-            assert!(self.word_at < self.classes.len(), "fewer elements of the class");
-            self.hits = self.load();
-        }
-        let at = self.word_at + (self.hits.trailing_zeros() / 8) as usize;
-        self.hits &= self.hits - 1;
-        at
-    }
-}
-
-/// A stretch of step 4's moves: `len` swaps of the `first[0]`-th, `first[1]`-th (and, for a
-/// rotation, `first[2]`-th) elements of its groups onwards.
-#[derive(Clone, Copy, Debug)]
-struct Moves {
-    /// The regions whose misplaced elements move (two for a swap, three for a rotation).
-    regions: [usize; 3],
-    /// The class index of the elements taken from each region.
-    classes: [usize; 3],
-    /// The ordinal, among all the elements of its class, of each group's first element.
-    first: [usize; 3],
+/// A run of elements of one class (0: below the low pivot, 1: between, 2: above the high
+/// pivot) at `start..start + len` of the round's part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    start: usize,
     len: usize,
-    rotation: bool,
+    class: u8,
 }
 
-/// Moves every element of `v` into the region of its class (`index`'s classes;
-/// `region_start[r]..region_start[r + 1]` is region `r`, as long as its class's total), in
-/// parallel, by swaps and 3-cycles. Calls no user code.
-fn arrange<T: Send>(v: &mut [T], index: &ClassIndex<'_>, region_start: [usize; 4]) {
-    let n = v.len();
-    assert_eq!(index.classes.len(), n);
-    let totals = index.totals();
-    for r in 0..3 {
-        assert_eq!(region_start[r + 1] - region_start[r], totals[r]);
-    }
-    // before[r][c]: the elements of class c before region r; in[r][c]: those in it.
-    let mut before = [[0usize; 3]; 4];
-    for (r, &start) in region_start.iter().enumerate() {
-        for c in 0..3 {
-            before[r][c] = if r == 3 {
-                totals[c]
+/// Swaps runs of `v` (described by `runs`, in order, covering `v`) so that the classes up to
+/// `last_left` fill `v[..boundary]`, the others `v[boundary..]`, where `boundary` is the
+/// length of the runs of classes up to `last_left`. Returns the runs afterwards, in order.
+///
+/// The misplaced elements on the left (classes above `last_left` before `boundary`) and on
+/// the right (the others after it) are equally many; the `i`-th of each side are swapped, a
+/// stretch of runs at a time, in parallel, without calling user code.
+fn arrange<T: Send>(
+    v: &mut [T],
+    runs: &[Run],
+    boundary: usize,
+    last_left: u8,
+    threads: usize,
+) -> Vec<Run> {
+    let goes_left = |run: &Run| run.class <= last_left;
+    // The runs cut at `boundary`, misplaced ones apart.
+    let mut kept = Vec::with_capacity(runs.len() + 1);
+    let mut left_misplaced = Vec::new();
+    let mut right_misplaced = Vec::new();
+    for &run in runs {
+        let end = run.start + run.len;
+        let pieces = if run.start < boundary && boundary < end {
+            let cut = boundary - run.start;
+            [
+                Some(Run { len: cut, ..run }),
+                Some(Run {
+                    start: boundary,
+                    len: run.len - cut,
+                    ..run
+                }),
+            ]
+        } else {
+            [Some(run), None]
+        };
+        for piece in pieces.into_iter().flatten() {
+            let on_left = piece.start < boundary;
+            if on_left == goes_left(&piece) {
+                kept.push(piece);
+            } else if on_left {
+                left_misplaced.push(piece);
             } else {
-                index.count_before(c, start)
-            };
-        }
-    }
-    let mut left = [[0usize; 3]; 3];
-    for r in 0..3 {
-        for c in 0..3 {
-            left[r][c] = before[r + 1][c] - before[r][c];
-        }
-    }
-    // Groups (region r, class c != r), consumed from their first element on.
-    let mut next = [[0usize; 3]; 3];
-    for r in 0..3 {
-        next[r] = before[r];
-    }
-    let mut groups_moves = Vec::new();
-    for (r, c) in [(0, 1), (0, 2), (1, 2)] {
-        let len = left[r][c].min(left[c][r]);
-        groups_moves.push(Moves {
-            regions: [r, c, 0],
-            classes: [c, r, 0],
-            first: [next[r][c], next[c][r], 0],
-            len,
-            rotation: false,
-        });
-        for (rr, cc) in [(r, c), (c, r)] {
-            next[rr][cc] += len;
-            left[rr][cc] -= len;
-        }
-    }
-    // What is left is a circulation with no two opposite flows: one 3-cycle, `r0`'s elements
-    // going to `r1`, `r1`'s to `r2`, `r2`'s to `r0`, or the reverse.
-    let cycle = if left[0][1] > 0 { [1, 2, 0] } else { [2, 0, 1] };
-    let len = left[0][cycle[0]];
-    for r in 0..3 {
-        for c in (0..3).filter(|&c| c != r) {
-            let expected = if c == cycle[r] { len } else { 0 };
-            assert_eq!(left[r][c], expected, "the classes' counts are consistent");
-        }
-    }
-    groups_moves.push(Moves {
-        regions: [0, 1, 2],
-        classes: cycle,
-        first: [next[0][cycle[0]], next[1][cycle[1]], next[2][cycle[2]]],
-        len,
-        rotation: true,
-    });
-    // Stretches of at most `piece` moves for the threads to share.
-    let all: usize = groups_moves.iter().map(|m| m.len).sum();
-    let piece = all
-        .div_ceil(crate::current_num_threads() * 4)
-        .max(1 << 12);
-    let mut pieces = Vec::new();
-    for moves in groups_moves {
-        let mut done = 0;
-        while done < moves.len {
-            let len = (moves.len - done).min(piece);
-            let mut first = moves.first;
-            for f in &mut first {
-                *f += done;
+                right_misplaced.push(piece);
             }
-            pieces.push(Moves { first, len, ..moves });
-            done += len;
+        }
+    }
+    // The swaps: the `i`-th misplaced element of each side, in stretches that lie in one run
+    // on each side, cut to at most `piece` elements for the threads to share.
+    let misplaced: usize = left_misplaced.iter().map(|r| r.len).sum();
+    assert_eq!(
+        misplaced,
+        right_misplaced.iter().map(|r| r.len).sum::<usize>(),
+        "the boundary is the left classes' length"
+    );
+    let piece = misplaced.div_ceil(threads * 4).max(1 << 12);
+    let mut swaps: Vec<(usize, usize, usize)> = Vec::new();
+    let (mut l, mut r) = (0, 0);
+    let (mut l_done, mut r_done) = (0, 0);
+    while l < left_misplaced.len() {
+        let (left, right) = (left_misplaced[l], right_misplaced[r]);
+        let len = (left.len - l_done).min(right.len - r_done);
+        let (a, b) = (left.start + l_done, right.start + r_done);
+        let mut done = 0;
+        while done < len {
+            let part = (len - done).min(piece);
+            swaps.push((a + done, b + done, part));
+            done += part;
+        }
+        // Each side's slots now hold the other side's class.
+        kept.push(Run {
+            start: a,
+            len,
+            class: right.class,
+        });
+        kept.push(Run {
+            start: b,
+            len,
+            class: left.class,
+        });
+        l_done += len;
+        r_done += len;
+        if l_done == left.len {
+            l += 1;
+            l_done = 0;
+        }
+        if r_done == right.len {
+            r += 1;
+            r_done = 0;
         }
     }
     let base = SharedPtr(v.as_mut_ptr());
-    pieces.into_par_iter().for_each(|moves| {
-        let groups = if moves.rotation { 3 } else { 2 };
-        let mut positions: [Option<Positions<'_>>; 3] = [None, None, None];
-        let mut ends = [0usize; 3];
-        for g in 0..groups {
-            let c = moves.classes[g];
-            let at = index.position(c, moves.first[g]);
-            assert!(region_start[moves.regions[g]] <= at);
-            positions[g] = Some(Positions::new(index.classes, CLASSES[c], at));
-            ends[g] = region_start[moves.regions[g] + 1];
-        }
-        let [a, b, c] = &mut positions;
-        let a = a.as_mut().expect("two groups at least");
-        let b = b.as_mut().expect("two groups at least");
-        if let Some(c) = c {
-            for _ in 0..moves.len {
-                let (p, q, r) = (a.next_position(), b.next_position(), c.next_position());
-                assert!(p < ends[0] && q < ends[1] && r < ends[2]);
-                // SAFETY: `p`, `q` and `r` lie in regions 0, 1 and 2 (each at least its start,
-                // found by `position`, and below its end, asserted), so in `v` and distinct.
-                // They are the next elements of their groups, and every group's ordinals are
-                // given to one stretch each (`first`, `len`): no other swap touches them, and
-                // the class bytes they were found by are not written while these run. Two
-                // swaps are a rotation: nothing is duplicated or dropped.
-                unsafe {
-                    let (p, q, r) = (base.get().add(p), base.get().add(q), base.get().add(r));
-                    ptr::swap_nonoverlapping(p, q, 1);
-                    if moves.classes[0] == 1 {
-                        // Region 0 holds class 1 (to q), q class 2 (to r), r class 0 (to p).
-                        ptr::swap_nonoverlapping(p, r, 1);
-                    } else {
-                        // Region 0 holds class 2 (to r), q class 0 (to p), r class 1 (to q).
-                        ptr::swap_nonoverlapping(q, r, 1);
-                    }
-                }
-            }
-        } else {
-            for _ in 0..moves.len {
-                let (p, q) = (a.next_position(), b.next_position());
-                assert!(p < ends[0] && q < ends[1]);
-                // SAFETY: `p` and `q` lie in two different regions (as for the rotation),
-                // so in `v` and distinct, and no other swap touches them.
-                unsafe { ptr::swap_nonoverlapping(base.get().add(p), base.get().add(q), 1) };
-            }
-        }
+    let n = v.len();
+    swaps.into_par_iter().for_each(|(a, b, len)| {
+        debug_assert!(a + len <= boundary && boundary <= b && b + len <= n);
+        // SAFETY: `a..a + len` lies before `boundary` and `b..b + len` after it, both in `v`
+        // (the runs cover `v`); every misplaced slot is in exactly one swap, so no two swaps
+        // touch the same slot. A swap of two ranges is a permutation: nothing is duplicated
+        // or dropped.
+        unsafe { ptr::swap_nonoverlapping(base.get().add(a), base.get().add(b), len) };
     });
+    kept.sort_unstable_by_key(|run| run.start);
+    kept
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ThreadPoolBuilder;
-    use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
-    fn check(input: &[u32], k: usize, sequential_len: usize, chunk: usize) {
+    fn check(input: &[u32], k: usize, sequential_len: usize) {
         let mut got = input.to_vec();
-        select_in_place(&mut got, k, &u32::cmp, sequential_len, chunk);
+        select_in_place(&mut got, k, &u32::cmp, sequential_len);
         let mut sorted = input.to_vec();
         sorted.sort_unstable();
         assert_eq!(got[k], sorted[k], "k {k}");
@@ -532,88 +338,49 @@ mod tests {
         assert_eq!(got, sorted, "not a permutation");
     }
 
-    /// `arrange` on random class bytes: every element ends in its class's region, and the
-    /// elements are a permutation (owned, so that Miri sees a duplicate or a leak).
+    /// `arrange` on random run lists: the classes end on their sides, the elements are a
+    /// permutation, and the runs it returns describe the slice.
     #[test]
-    fn arrange_moves_every_element_into_its_region() {
-        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        pool.install(|| {
-            let mut random = 5u64;
-            let rounds = if cfg!(miri) { 10 } else { 300 };
-            for round in 0..rounds {
-                let len = 1 + (next_random(&mut random) % if cfg!(miri) { 80 } else { 20_000 })
-                    as usize;
-                // Skewed class frequencies, so that every kind of move (each pair's swaps,
-                // either 3-cycle) occurs across the rounds.
-                let weights = [
-                    1 + next_random(&mut random) % 4,
-                    1 + next_random(&mut random) % 4,
-                    1 + next_random(&mut random) % 4,
-                ];
-                let classes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        let x = next_random(&mut random) % weights.iter().sum::<u64>();
-                        if x < weights[0] {
-                            BELOW
-                        } else if x < weights[0] + weights[1] {
-                            BETWEEN
-                        } else {
-                            ABOVE
-                        }
-                    })
-                    .collect();
-                let mut v: Vec<(u8, Box<usize>)> =
-                    classes.iter().enumerate().map(|(i, &c)| (c, Box::new(i))).collect();
-                let chunk = [8, 16, 24, 4096][round % 4];
-                let counts: Vec<[u32; 3]> = classes
-                    .chunks(chunk)
-                    .map(|cs| {
-                        let count = |class| cs.iter().filter(|&&b| b == class).count() as u32;
-                        [count(BELOW), count(BETWEEN), count(ABOVE)]
-                    })
-                    .collect();
-                let index = ClassIndex::new(&classes, &counts, chunk);
-                let t = index.totals();
-                let region_start = [0, t[0], t[0] + t[1], len];
-                arrange(&mut v, &index, region_start);
-                for (r, &class) in CLASSES.iter().enumerate() {
-                    let region = &v[region_start[r]..region_start[r + 1]];
-                    assert!(region.iter().all(|(c, _)| *c == class), "round {round}");
+    fn arrange_moves_runs_across_a_boundary() {
+        let mut random = 5u64;
+        let rounds = if cfg!(miri) { 12 } else { 300 };
+        for round in 0..rounds {
+            let len = 1 + (next_random(&mut random) % if cfg!(miri) { 60 } else { 3000 }) as usize;
+            let mut runs = Vec::new();
+            let mut at = 0;
+            while at < len {
+                let run_len = (1 + next_random(&mut random) % 40).min((len - at) as u64) as usize;
+                let class = (next_random(&mut random) % 3) as u8;
+                runs.push(Run {
+                    start: at,
+                    len: run_len,
+                    class,
+                });
+                at += run_len;
+            }
+            // Owned elements, so that Miri sees a duplicate or a leak; each knows its class.
+            let mut v: Vec<(u8, Box<usize>)> = Vec::new();
+            for run in &runs {
+                for i in 0..run.len {
+                    v.push((run.class, Box::new(run.start + i)));
                 }
-                let mut ids: Vec<usize> = v.iter().map(|(_, id)| **id).collect();
-                ids.sort_unstable();
-                assert!(ids.iter().copied().eq(0..len), "not a permutation");
             }
-        });
-    }
-
-    /// The positions of a class from any start, and `ClassIndex`'s counts and positions,
-    /// against a byte-by-byte scan.
-    #[test]
-    fn positions_and_index_agree_with_a_scan() {
-        let mut random = 9u64;
-        let len = if cfg!(miri) { 70 } else { 1000 };
-        let classes: Vec<u8> = (0..len)
-            .map(|_| CLASSES[(next_random(&mut random) % 3) as usize])
-            .collect();
-        let chunk = 16;
-        let counts: Vec<[u32; 3]> = classes
-            .chunks(chunk)
-            .map(|cs| CLASSES.map(|class| cs.iter().filter(|&&b| b == class).count() as u32))
-            .collect();
-        let index = ClassIndex::new(&classes, &counts, chunk);
-        for (c, &class) in CLASSES.iter().enumerate() {
-            let all: Vec<usize> = (0..len).filter(|&i| classes[i] == class).collect();
-            for (ordinal, &at) in all.iter().enumerate() {
-                assert_eq!(index.position(c, ordinal), at);
-                assert_eq!(index.count_before(c, at), ordinal);
+            let last_left = (round % 2) as u8;
+            let boundary = v.iter().filter(|(c, _)| *c <= last_left).count();
+            let threads = 1 + round % 4;
+            let after = arrange(&mut v, &runs, boundary, last_left, threads);
+            assert!(v[..boundary].iter().all(|(c, _)| *c <= last_left));
+            assert!(v[boundary..].iter().all(|(c, _)| *c > last_left));
+            let mut ids: Vec<usize> = v.iter().map(|(_, id)| **id).collect();
+            ids.sort_unstable();
+            assert!(ids.iter().copied().eq(0..len), "not a permutation");
+            let mut at = 0;
+            for run in &after {
+                assert_eq!(run.start, at);
+                assert!(v[at..at + run.len].iter().all(|(c, _)| *c == run.class));
+                at += run.len;
             }
-            for from in 0..len {
-                let expected: Vec<usize> = all.iter().copied().filter(|&i| i >= from).collect();
-                let mut positions = Positions::new(&classes, class, from);
-                let got: Vec<usize> = expected.iter().map(|_| positions.next_position()).collect();
-                assert_eq!(got, expected);
-            }
+            assert_eq!(at, len);
         }
     }
 
@@ -635,45 +402,13 @@ mod tests {
                         .map(|_| (next_random(&mut random) % modulus) as u32)
                         .collect();
                     for k in [0, 1, len / 3, len / 2, len - 2, len - 1] {
-                        check(&input, k, 16, 8);
+                        check(&input, k, 16);
                     }
                 }
                 let sorted: Vec<u32> = (0..len as u32).collect();
-                check(&sorted, len / 2, 16, 8);
+                check(&sorted, len / 2, 16);
                 let reversed: Vec<u32> = (0..len as u32).rev().collect();
-                check(&reversed, len / 4, 16, 24);
-            }
-        });
-    }
-
-    /// A comparator that answers at random (no order at all) once the first round's sample
-    /// is sorted (std's sort would notice earlier and panic) leaves a permutation: the moves
-    /// never overlap, whatever it says.
-    #[test]
-    fn a_random_comparator_leaves_a_permutation() {
-        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        pool.install(|| {
-            let len = if cfg!(miri) { 300 } else { 5000 };
-            for k in [0, len / 2, len - 1] {
-                let calls = AtomicU64::new(0);
-                let compare = |a: &Box<usize>, b: &Box<usize>| {
-                    let mut state = calls.fetch_add(1, AtomicOrdering::Relaxed);
-                    if state < (len + len / 2) as u64 {
-                        return a.cmp(b);
-                    }
-                    [Ordering::Less, Ordering::Equal, Ordering::Greater]
-                        [(next_random(&mut state) % 3) as usize]
-                };
-                let mut v: Vec<Box<usize>> = (0..len).map(Box::new).collect();
-                // A later sample's sort may notice and panic; the slice is then a
-                // permutation too.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    select_in_place(&mut v, k, &compare, 16, 8);
-                }));
-                let mut ids: Vec<usize> = v.iter().map(|b| **b).collect();
-                ids.sort_unstable();
-                assert!(ids.iter().copied().eq(0..len), "not a permutation");
-                assert!(calls.load(AtomicOrdering::Relaxed) > 2 * len as u64, "one round done");
+                check(&reversed, len / 4, 16);
             }
         });
     }
