@@ -490,8 +490,8 @@ pub trait ParallelSliceMut<T: Send> {
     /// `slice::select_nth_unstable`; in parallel. Panics, as std does, if `index >= len`.
     ///
     /// Floyd-Rivest selection: a sorted random sample brackets the element, and the slice is
-    /// partitioned around the two bracketing pivots in parallel blocks, through a scratch
-    /// buffer of the slice's size; the part holding `index` is selected the same way, and
+    /// partitioned around the two bracketing pivots in parallel blocks, in place (by swaps);
+    /// the part holding `index` is selected the same way, and
     /// parts below 64 Ki elements by std. The pivots are read by several threads at once,
     /// hence `T: Sync`. If the comparison panics, the panic reaches the caller and the slice
     /// holds a permutation of its elements.
