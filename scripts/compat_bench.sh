@@ -33,7 +33,8 @@
 # Usage: scripts/compat_bench.sh [--rounds N] [--side N] [--own-items N] [--extend-entries N]
 #                                [--sum-entries N] [--sort-entries N] [--turn-entries N]
 #                                [--repeats N] [--processes N] [--pool-only]
-#                                [--workload all|one-pool|turns|crates[,...]]
+#                                [--builds patched,pool-only,unpatched,rayon]
+#                                [--workload all|one-pool|turns|crates|zip[,...]]
 # Defaults are the issue's sizes: 1,000 rounds, 2,048 x 2,048, 1M own items, 1M par_extend
 # entries, 10M entries summed, 1M sorted, 1M entries in turns' map, 10 repeats, 1 process;
 # `all` is one-pool and crates. The table that ranks the pools (about 7 minutes on the 2-core
@@ -63,6 +64,9 @@ while [ $# -gt 0 ]; do
     elif [ "$1" = --pool-only ]; then
         BUILDS=(patched pool-only unpatched rayon)
         shift
+    elif [ "$1" = --builds ]; then
+        IFS=, read -r -a BUILDS <<<"${2:?--builds needs a list}"
+        shift 2
     else
         ARGS+=("$1")
         shift
