@@ -23,8 +23,11 @@
 //! of ~0.8 ms no faster than without the watch).
 //!
 //! An unindexed drive watches its whole first half, not one chunk: there the leaves of the
-//! first half [`touch`] the watch as they end, and the rest is handed out only once the thread
-//! has gone [`RESCUE_NS`] without finishing one.
+//! first half [`touch`] the watch as they end, and the watchman hands the rest out only once
+//! the thread has gone [`RESCUE_NS`] without finishing one. Its thread polls between those
+//! leaves, and its first promotion (a thread asked for work, a beat, sharing before long
+//! leaves) hands the rest out itself, before the first half's frames: it is the oldest and
+//! largest piece ([`take_own_rest`]).
 //!
 //! Costs: the watchman sleeps for good (no timer) after [`PATROL_ROUNDS`] rounds that see no
 //! new watch, and the next watch wakes it (one `unpark`, a futex wake); while loops keep
@@ -231,8 +234,8 @@ fn take_own_rest_cold(job: *mut JobHeader) -> Option<JobRef> {
     Some(unsafe { JobRef::from_ptr(job) })
 }
 
-/// Marks this thread's open watch as one whose rest its promotion may take ([`take_own_rest`])
-/// or not (a null frame), until dropped.
+/// Marks this thread's open watch, an unindexed drive's, as one whose rest its promotion may
+/// take ([`take_own_rest`]), until dropped; then the outer drive's mark, if any, is back.
 struct OwnRestMark((*mut JobHeader, usize));
 
 impl OwnRestMark {
@@ -422,13 +425,15 @@ where
     // An unindexed drive's rest (half the drive) goes to the first thread that asks for work
     // at one of the owner's polls (`take_own_rest`). A loop's first chunk polls nothing: its
     // rest is the watchman's alone (a rest taken by a poll of a loop nested in the chunk's
-    // items would run with no estimate of the items' cost). Every watch sets the mark, so
-    // that a nested one hides an outer one's rest.
+    // items would run with no estimate of the items' cost), and its watch leaves the mark
+    // alone, so that short loops pay nothing more. An outer drive's mark seen inside such a
+    // chunk names a rest the watchman took (the slot was empty when the chunk's watch
+    // opened): `take_own_rest`'s CAS from that rest's address then finds the chunk's own
+    // frame there, fails, and clears the mark.
     let own = match watch.owner {
-        Some(owner) if drive != 0 => (ptr, owner.recorded_frames()),
-        _ => (std::ptr::null_mut(), 0),
+        Some(owner) if drive != 0 => Some(OwnRestMark::set((ptr, owner.recorded_frames()))),
+        _ => None,
     };
-    let own = OwnRestMark::set(own);
     let ra = first();
     drop(own);
     drop(mark);
@@ -769,6 +774,63 @@ mod tests {
     /// The clock reading in this thread's slot.
     fn my_since() -> u64 {
         MY_SLOT.with(|claim| claim.0.handoff.since())
+    }
+
+    #[test]
+    fn an_unindexed_drives_rest_goes_out_at_its_owners_promotion() {
+        use crate::scheduler::{share, Share};
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for _ in 0..20 {
+            let ((), rest) = pool.install(|| {
+                watch(
+                    0,
+                    0x1000,
+                    ticks(),
+                    7u32,
+                    |x, _elapsed| x + 1,
+                    || {
+                        // A promotion (here every frame's, as before a long stretch without
+                        // joins) hands out the rest first: it is then no longer watched.
+                        share(Share::Now);
+                        assert!(MY_SLOT.with(|claim| !claim.0.handoff.is_watched()));
+                    },
+                )
+            });
+            // Handed out, and run once, by a thief or by the owner's wait.
+            assert_eq!(rest, Err(8));
+        }
+        // Under a join recorded before the watch (its frame is older, and promoted first),
+        // and with a drive nested in the first half, watched once the outer rest has gone
+        // out: each promotion takes only its own watch's rest, each rest runs once.
+        for _ in 0..20 {
+            let ((inner, outer), other) = pool.install(|| {
+                crate::join(
+                    || {
+                        watch(
+                            0,
+                            0x1000,
+                            ticks(),
+                            7u32,
+                            |x, _elapsed| x + 1,
+                            || {
+                                share(Share::Now);
+                                let ((), inner) = watch(
+                                    0,
+                                    0x2000,
+                                    ticks(),
+                                    70u32,
+                                    |x, _elapsed| x + 2,
+                                    || share(Share::Now),
+                                );
+                                inner
+                            },
+                        )
+                    },
+                    || 5u32,
+                )
+            });
+            assert_eq!((outer, inner, other), (Err(8), Err(72), 5));
+        }
     }
 
     #[test]
