@@ -5,6 +5,8 @@
 #   patched    blitz-par, and rayon/rayon-core patched to compat/ ([patch.crates-io]): one pool;
 #   unpatched  blitz-par by path, real rayon from crates.io beside it: two pools;
 #   rayon      real rayon only (the program's own code on rayon too);
+#   base       (with --base DIR) as patched, but blitz-par and compat/ taken from the checkout
+#              DIR (another revision: the figures before a change, in the same table);
 #   pool-only  (with --pool-only) as patched, but the global pool built with
 #              `pool_threads_only(true)`: the calling thread blocks while the workers run its
 #              parallel work, as in rayon, instead of taking part as a guest. On 2 cores the
@@ -33,12 +35,18 @@
 # Usage: scripts/compat_bench.sh [--rounds N] [--side N] [--own-items N] [--extend-entries N]
 #                                [--sum-entries N] [--sort-entries N] [--turn-entries N]
 #                                [--repeats N] [--processes N] [--pool-only]
-#                                [--workload all|one-pool|turns|crates[,...]]
+#                                [--builds patched,pool-only,unpatched,rayon] [--base DIR]
+#                                [--workload all|one-pool|turns|crates|zip[,...]]
 # Defaults are the issue's sizes: 1,000 rounds, 2,048 x 2,048, 1M own items, 1M par_extend
 # entries, 10M entries summed, 1M sorted, 1M entries in turns' map, 10 repeats, 1 process;
 # `all` is one-pool and crates. The table that ranks the pools (about 7 minutes on the 2-core
 # VM, builds included):
 #   scripts/compat_bench.sh --workload turns,crates --processes 5 --pool-only
+# ndarray's Zip::par_for_each alone, before and after a change (DIR: a copy of the revision
+# before, e.g. `mkdir -p target/zip-base && git archive main | tar -x -C target/zip-base`;
+# about 2 minutes on the 2-core VM, builds included):
+#   scripts/compat_bench.sh --base DIR --builds patched,rayon --workload zip --repeats 300 \
+#       --processes 7
 # A smoke run:
 #   scripts/compat_bench.sh --rounds 3 --side 64 --own-items 1000 --extend-entries 1000 \
 #       --sum-entries 10000 --sort-entries 1000 --turn-entries 1000 --repeats 2 --processes 2 \
@@ -63,11 +71,20 @@ while [ $# -gt 0 ]; do
     elif [ "$1" = --pool-only ]; then
         BUILDS=(patched pool-only unpatched rayon)
         shift
+    elif [ "$1" = --builds ]; then
+        IFS=, read -r -a BUILDS <<<"${2:?--builds needs a list}"
+        shift 2
+    elif [ "$1" = --base ]; then
+        BASE=$(cd "${2:?--base needs a directory}" && pwd)
+        shift 2
     else
         ARGS+=("$1")
         shift
     fi
 done
+if [ -n "${BASE:-}" ] && [[ " ${BUILDS[*]} " != *" base "* ]]; then
+    BUILDS=(base "${BUILDS[@]}")
+fi
 # shellcheck source=scripts/lib/compat_patch.sh
 . "$REPO/scripts/lib/compat_patch.sh"
 
@@ -83,6 +100,10 @@ manifest() {
     fi
     if [ "$build" = patched ] || [ "$build" = pool-only ]; then
         patch=$(compat_patch_table rayon rayon-core)
+    fi
+    if [ "$build" = base ]; then
+        blitz_dep="blitz-par = { path = \"$BASE\" }"
+        patch=$(REPO=$BASE compat_patch_table rayon rayon-core)
     fi
     cat <<EOF
 [package]
@@ -124,6 +145,10 @@ EOF
 check_source() {
     local build=$1 mode=unpatched
     case $build in patched | pool-only) mode=patched ;; esac
+    if [ "$build" = base ]; then
+        (REPO=$BASE compat_check_patch patched "$WORK/$build" "rayon rayon-core" -e normal) || return 1
+        return 0
+    fi
     compat_check_patch "$mode" "$WORK/$build" "rayon rayon-core" -e normal || return 1
     if [ "$build" = rayon ] && grep -q '^name = "blitz-par"' "$WORK/$build/Cargo.lock"; then
         echo "$build: blitz-par in the all-rayon build" >&2
@@ -184,7 +209,7 @@ done | awk -v processes="$PROCESSES" -v builds="${BUILDS[*]}" '
     BEGIN {
         nb = split(builds, name, " ")
         for (c = 1; c <= nb; c++) { col[name[c]] = c; if (name[c] == "rayon") base = c }
-        for (c = 1; c <= nb; c++) if (name[c] == "patched" || name[c] == "pool-only") ratio_of[++nr] = c
+        for (c = 1; c <= nb; c++) if (name[c] == "base" || name[c] == "patched" || name[c] == "pool-only") ratio_of[++nr] = c
     }
     $2 == "RESULT" {
         c = col[$1]; key = $3

@@ -389,6 +389,12 @@ mod watch {
         false
     }
 
+    /// Nothing is watched, so no rest is ever taken.
+    #[inline]
+    pub(crate) fn take_own_rest(_promoted: usize) -> Option<super::job::JobRef> {
+        None
+    }
+
     /// `first` runs and `data` comes back.
     pub(crate) fn watch<T, F, R, RA>(
         _items: usize,

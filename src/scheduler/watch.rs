@@ -23,8 +23,11 @@
 //! of ~0.8 ms no faster than without the watch).
 //!
 //! An unindexed drive watches its whole first half, not one chunk: there the leaves of the
-//! first half [`touch`] the watch as they end, and the rest is handed out only once the thread
-//! has gone [`RESCUE_NS`] without finishing one.
+//! first half [`touch`] the watch as they end, and the watchman hands the rest out only once
+//! the thread has gone [`RESCUE_NS`] without finishing one. Its thread polls between those
+//! leaves, and its first promotion (a thread asked for work, a beat, sharing before long
+//! leaves) hands the rest out itself, before the first half's frames: it is the oldest and
+//! largest piece ([`take_own_rest`]).
 //!
 //! Costs: the watchman sleeps for good (no timer) after [`PATROL_ROUNDS`] rounds that see no
 //! new watch, and the next watch wakes it (one `unpark`, a futex wake); while loops keep
@@ -188,6 +191,63 @@ thread_local! {
     static MY_SLOT: SlotClaim = SlotClaim(claim_slot());
     /// The drive whose watch this thread's slot holds (see [`touch`]); 0 for none.
     static WATCHED_DRIVE: Cell<usize> = const { Cell::new(0) };
+    /// The rest of this thread's innermost open watch, if its own promotion may hand it out
+    /// ([`take_own_rest`]): the frame, and the owner's count of recorded join frames when it
+    /// was published. Null for none.
+    static OWN_REST: Cell<(*mut JobHeader, usize)> =
+        const { Cell::new((std::ptr::null_mut(), 0)) };
+}
+
+/// For the promotion of this thread's seat (`Owner::promote_oldest`), whose oldest frame not
+/// yet promoted is the `promoted`th: the rest of the unindexed drive this thread runs under
+/// watch, if the watchman has not taken it and every join frame recorded before the watch
+/// began is promoted (the rest is then the oldest piece of work this thread holds, and the
+/// largest: half the drive). Takes it out of the slot, so that the watchman cannot, and
+/// returns it as a job for the caller to push on its deque; the owner's `settle` then finds
+/// the slot empty and waits for the rest's latch like a join whose frame was promoted,
+/// running the rest itself if nobody stole it.
+///
+/// Without this, only the watchman handed the rest out, after `RESCUE_NS` without a leaf
+/// ending, or the owner ran it after its first half: a thread that asked for work got the
+/// first half's frames, a quarter, an eighth, ..., and the half waited. A long drive of
+/// cheap leaves (ndarray's `Zip::par_for_each` over 2,048 x 2,048 on 2 threads) ran 1.05x to
+/// 1.10x slower than with its first split a plain join.
+#[inline]
+pub(crate) fn take_own_rest(promoted: usize) -> Option<JobRef> {
+    let (job, depth) = OWN_REST.try_with(Cell::get).ok()?;
+    if job.is_null() || promoted < depth {
+        return None;
+    }
+    take_own_rest_cold(job)
+}
+
+#[cold]
+fn take_own_rest_cold(job: *mut JobHeader) -> Option<JobRef> {
+    OWN_REST.set((std::ptr::null_mut(), 0));
+    // A CAS from this watch's frame, not a swap: if the watchman took the rest, a watch
+    // opened since in the emptied slot (by a loop nested in the first half) is not ours.
+    // The frame cannot be another watch's: ours is alive at that address until it settles.
+    MY_SLOT.try_with(|claim| claim.0.handoff.take(job)).ok()??;
+    // SAFETY: taken out of the slot, so the watchman cannot hand it out and the owner's
+    // `settle` waits for its latch: the frame lives until the job has run, and this is the
+    // one right to run it.
+    Some(unsafe { JobRef::from_ptr(job) })
+}
+
+/// Marks this thread's open watch, an unindexed drive's, as one whose rest its promotion may
+/// take ([`take_own_rest`]), until dropped; then the outer drive's mark, if any, is back.
+struct OwnRestMark((*mut JobHeader, usize));
+
+impl OwnRestMark {
+    fn set(rest: (*mut JobHeader, usize)) -> OwnRestMark {
+        OwnRestMark(OWN_REST.replace(rest))
+    }
+}
+
+impl Drop for OwnRestMark {
+    fn drop(&mut self) {
+        OWN_REST.set(self.0);
+    }
 }
 
 /// For an unindexed drive whose first half runs under a watch: its thread has just finished a
@@ -362,7 +422,20 @@ where
         frame: &frame,
     };
     let mark = DriveMark::set(drive);
+    // An unindexed drive's rest (half the drive) goes to the first thread that asks for work
+    // at one of the owner's polls (`take_own_rest`). A loop's first chunk polls nothing: its
+    // rest is the watchman's alone (a rest taken by a poll of a loop nested in the chunk's
+    // items would run with no estimate of the items' cost), and its watch leaves the mark
+    // alone, so that short loops pay nothing more. An outer drive's mark seen inside such a
+    // chunk names a rest the watchman took (the slot was empty when the chunk's watch
+    // opened): `take_own_rest`'s CAS from that rest's address then finds the chunk's own
+    // frame there, fails, and clears the mark.
+    let own = match watch.owner {
+        Some(owner) if drive != 0 => Some(OwnRestMark::set((ptr, owner.recorded_frames()))),
+        _ => None,
+    };
     let ra = first();
+    drop(own);
     drop(mark);
     let handed = watch.settle(&frame.head);
     // Settled: the guard's unwinding path is not needed.
@@ -701,6 +774,63 @@ mod tests {
     /// The clock reading in this thread's slot.
     fn my_since() -> u64 {
         MY_SLOT.with(|claim| claim.0.handoff.since())
+    }
+
+    #[test]
+    fn an_unindexed_drives_rest_goes_out_at_its_owners_promotion() {
+        use crate::scheduler::{share, Share};
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for _ in 0..20 {
+            let ((), rest) = pool.install(|| {
+                watch(
+                    0,
+                    0x1000,
+                    ticks(),
+                    7u32,
+                    |x, _elapsed| x + 1,
+                    || {
+                        // A promotion (here every frame's, as before a long stretch without
+                        // joins) hands out the rest first: it is then no longer watched.
+                        share(Share::Now);
+                        assert!(MY_SLOT.with(|claim| !claim.0.handoff.is_watched()));
+                    },
+                )
+            });
+            // Handed out, and run once, by a thief or by the owner's wait.
+            assert_eq!(rest, Err(8));
+        }
+        // Under a join recorded before the watch (its frame is older, and promoted first),
+        // and with a drive nested in the first half, watched once the outer rest has gone
+        // out: each promotion takes only its own watch's rest, each rest runs once.
+        for _ in 0..20 {
+            let ((inner, outer), other) = pool.install(|| {
+                crate::join(
+                    || {
+                        watch(
+                            0,
+                            0x1000,
+                            ticks(),
+                            7u32,
+                            |x, _elapsed| x + 1,
+                            || {
+                                share(Share::Now);
+                                let ((), inner) = watch(
+                                    0,
+                                    0x2000,
+                                    ticks(),
+                                    70u32,
+                                    |x, _elapsed| x + 2,
+                                    || share(Share::Now),
+                                );
+                                inner
+                            },
+                        )
+                    },
+                    || 5u32,
+                )
+            });
+            assert_eq!((outer, inner, other), (Err(8), Err(72), 5));
+        }
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!   the heap puts a table (the one-pool loop's `par_extend` moved 40% between two processes
 //!   of one build); reports the same figures, and each phase's time;
 //! - **real crates**: ndarray, hashbrown and indexmap parallel calls, each timed REPEATS times
-//!   (best and median).
+//!   (best and median);
+//! - **zip**: ndarray's `Zip::par_for_each` alone, timed REPEATS times (not part of `all`).
 //!
 //! Built with the `blitz` feature, the program's own code runs on blitz-par; without it, on
 //! rayon. The `pool-only` feature builds blitz-par's global pool with `pool_threads_only(true)`. The dependencies always call `rayon`, which is blitz-par when the build patches it.
@@ -92,7 +93,7 @@ impl Args {
     fn runs(&self, w: &str) -> bool {
         self.workload
             .split(',')
-            .any(|x| x == w || (x == "all" && w != "turns"))
+            .any(|x| x == w || (x == "all" && w != "turns" && w != "zip"))
     }
 }
 
@@ -130,7 +131,7 @@ fn parse_args() -> Args {
     if !a
         .workload
         .split(',')
-        .all(|w| matches!(w, "all" | "one-pool" | "turns" | "crates"))
+        .all(|w| matches!(w, "all" | "one-pool" | "turns" | "crates" | "zip"))
     {
         usage("--workload");
     }
@@ -139,7 +140,7 @@ fn parse_args() -> Args {
 
 fn usage(bad: &str) -> ! {
     eprintln!(
-        "bad argument {bad}\nusage: compat-bench [--workload all|one-pool|turns|crates[,...]] \
+        "bad argument {bad}\nusage: compat-bench [--workload all|one-pool|turns|crates|zip[,...]] \
          [--rounds N] [--side N] [--own-items N] [--extend-entries N] [--sum-entries N] \
          [--sort-entries N] [--turn-entries N] [--repeats N]"
     );
@@ -436,6 +437,18 @@ fn crates(a: &Args) {
     });
 }
 
+/// ndarray's `Zip::par_for_each` alone (the real-crates row that misses rayon most), REPEATS
+/// calls: the same figures as its row in `crates`, without the other crates' calls between.
+fn zip(a: &Args) {
+    let side = a.side;
+    let mut m = ndarray::Array2::<f64>::from_shape_fn((side, side), |(i, j)| (i ^ j) as f64);
+    let b = ndarray::Array2::<f64>::from_elem((side, side), 0.25);
+    timed("zip.ndarray_zip_par_for_each", a.repeats, || {
+        time_once(|| deps::zip_for_each(&mut m, &b))
+    });
+    black_box(&m);
+}
+
 fn main() {
     let a = parse_args();
     // The pool-only build: outside callers block while the workers run their parallel work,
@@ -462,5 +475,8 @@ fn main() {
     }
     if a.runs("crates") {
         crates(&a);
+    }
+    if a.runs("zip") {
+        zip(&a);
     }
 }

@@ -538,13 +538,17 @@ impl<'a> Owner<'a> {
 
     // ---- Promotion ----
 
+    /// How many join frames this thread has recorded and not yet closed: where a watch
+    /// opened now stands among them (`watch::take_own_rest`).
+    #[inline]
+    pub(crate) fn recorded_frames(self) -> usize {
+        self.local().depth.get()
+    }
+
     /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first,
     /// without waking anyone (the heartbeat decides that).
     pub(crate) fn promote_all(self) {
-        let local = self.local();
-        while local.promoted() < local.depth.get() {
-            self.promote_oldest(false);
-        }
+        while self.promote_oldest(false) {}
     }
 
     /// Pushes every recorded, not yet promoted join frame onto the deque, oldest first, and
@@ -587,12 +591,20 @@ impl<'a> Owner<'a> {
         }
     }
 
-    /// Pushes the oldest recorded, not yet promoted join frame onto the deque.
-    fn promote_oldest(self, wake: bool) {
+    /// Pushes the oldest recorded, not yet promoted join frame onto the deque; or, where it
+    /// is older, the rest of the unindexed drive this thread runs under watch
+    /// (`watch::take_own_rest`). Returns false if there was nothing to push.
+    fn promote_oldest(self, wake: bool) -> bool {
         let local = self.local();
         let index = local.promoted();
+        if let Some(rest) = crate::scheduler::watch::take_own_rest(index) {
+            self.push(rest);
+            trace_event!(Promote, rest.as_ptr());
+            self.posted(wake);
+            return true;
+        }
         if index >= local.depth.get() {
-            return;
+            return false;
         }
         let frame = local.frames[index].get();
         local.set_promoted(index + 1);
@@ -608,6 +620,14 @@ impl<'a> Owner<'a> {
             self.push(JobRef::new(frame.cast::<JobHeader>()));
         }
         trace_event!(Promote, frame);
+        self.posted(wake);
+        true
+    }
+
+    /// After a promotion's push: posts the job to the sleep state, waking a sleeper if `wake`
+    /// (a beat) says so.
+    fn posted(self, wake: bool) {
+        let local = self.local();
         let registry = self.registry();
         // A beat wakes one sleeper, or as many as `beat_now` asked for: those beyond the first
         // find no job at once, and ask the busy threads for splits, which answer within a

@@ -141,10 +141,13 @@ where
 /// without the watch, the first item of a few heavy ones (`par_bridge` or `par_lines` over
 /// 8 items of 2 ms on 2 cores) ran alone, 10 ms against rayon's 8.
 ///
-/// The other half is then the largest piece, and only the watchman hands it out: a long
-/// cheap drive gets its first thieves from the first half's frames (promoted by requests and
-/// beats, as before), and the other half when the watchman finds a worker idle, or after
-/// the first half.
+/// The other half is then the largest piece, and the oldest: the first promotion of this
+/// thread (a request of an idle thread, a beat, or the sharing before long leaves) hands it
+/// out before any frame of the first half (`scheduler::watch`'s `take_own_rest`). When the
+/// watchman alone handed it out, a thread that asked for work got the first half's frames
+/// (a quarter, then an eighth, ...) while the half waited for the first half's end or a
+/// rescue: ndarray's `Zip::par_for_each` over 2,048 x 2,048 `f64` on 2 threads took 1.07x
+/// rayon's time, against 1.00x with the half handed out first.
 fn drive_watched_root<P, C>(
     producer: P,
     consumer: C,
