@@ -600,7 +600,14 @@ impl<'a> Owner<'a> {
         if let Some(rest) = crate::scheduler::watch::take_own_rest(index) {
             self.push(rest);
             trace_event!(Promote, rest.as_ptr());
-            self.posted(wake);
+            // Always wakes a sleeper, whatever `wake` and the guest cap say: out of the slot,
+            // the rest is beyond the watchman's rescue, and this thread may be about to block
+            // in a long item (one that waits for the rest's items, in
+            // `tests/splitter_liveness.rs`), so a thread must come for it.
+            let registry = self.registry();
+            registry
+                .sleep
+                .new_jobs(1, true, true, || registry.wake_any_worker());
             return true;
         }
         if index >= local.depth.get() {
