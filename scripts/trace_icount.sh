@@ -12,7 +12,11 @@
 # loop of such sums records), and the code counted is the crate's but for one shift per clock
 # reading.
 #
-# Usage: scripts/trace_icount.sh [REV]     (about 6 minutes: two release builds, eight runs)
+# Then the same for a tree sum with a join at every node (`benches/common/tree.rs`, 262,143
+# nodes here, the bench's 16.7M being too long under valgrind): instructions per node (per
+# join), counted on every thread, off, on but not recording, and in a `record` of its own.
+#
+# Usage: scripts/trace_icount.sh [REV]     (about 8 minutes: two release builds, eleven runs)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -74,8 +78,41 @@ fn inside(v: &[u64], calls: usize) -> u64 {
     s
 }
 
+#[path = "tree.rs"]
+mod tree;
+
+#[inline(never)]
+fn tree_sum(n: &tree::Node) -> u64 {
+    let (l, r) = blitz_par::join(
+        || n.left.map_or(0, tree_sum),
+        || n.right.map_or(0, tree_sum),
+    );
+    n.val + l + r
+}
+
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
+    if let Some(tree_mode) = mode.strip_prefix("tree-") {
+        let (how, calls) = tree_mode.split_once('-').unwrap();
+        let layers = 18;
+        let mut slots = tree::storage(layers);
+        let root = tree::build(&mut slots);
+        let nodes = (1u64 << layers) - 1;
+        assert_eq!(tree_sum(root), nodes);
+        for _ in 0..calls.parse::<usize>().unwrap() {
+            let total = match how {
+                #[cfg(feature = "trace")]
+                "recorded" => {
+                    let (s, trace) = blitz_par::trace::record(|| tree_sum(root));
+                    drop(black_box(trace));
+                    s
+                }
+                _ => tree_sum(root),
+            };
+            assert_eq!(total, nodes);
+        }
+        return;
+    }
     let v: Vec<u64> = (0..1000).collect();
     for _ in 0..100 {
         assert_eq!(sum(&v), 499_500);
@@ -91,6 +128,7 @@ fn main() {
     assert_eq!(total, 10_000 * 499_500);
 }
 RS
+cp "$root/benches/common/tree.rs" "$work/probe/src/tree.rs"
 cp "$root/Cargo.lock" "$work/probe/"
 export CARGO_TARGET_DIR="$work/target"
 (cd "$work/probe" && cargo build --release --quiet && cp "$CARGO_TARGET_DIR/release/probe" "$work/off" &&
@@ -113,7 +151,29 @@ for line in open(sys.argv[1]):
             names[m.group(1)] = m.group(2)
         callee = names.get(m.group(1)) if line.startswith("cfn=") else None
     elif line.startswith("calls=") and callee is not None:
-        if callee.endswith("trace::ring::emit_slow"):
+        if "trace::ring::emit" in callee:
+            calls += int(line.split()[0][6:])
+        callee = None
+print(total, calls)
+PY
+}
+count_all() { # binary mode -> "instructions calls-of-emit", the whole run, every thread
+    rm -f "$work"/cg*
+    BLITZ_NUM_THREADS=2 valgrind --tool=callgrind \
+        --callgrind-out-file="$work/cg" "$work/$1" "$2" >/dev/null 2>&1
+    python3 - "$work/cg" <<'PY'
+import re, sys
+total, calls, names, callee = 0, 0, {}, None
+for line in open(sys.argv[1]):
+    if line.startswith("summary:"):
+        total = int(line.split()[1])
+    m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line)
+    if m:
+        if m.group(2):
+            names[m.group(1)] = m.group(2)
+        callee = names.get(m.group(1)) if line.startswith("cfn=") else None
+    elif line.startswith("calls=") and callee is not None:
+        if "trace::ring::emit" in callee:
             calls += int(line.split()[0][6:])
         callee = None
 print(total, calls)
@@ -135,4 +195,25 @@ print("| 1,000-item sum | instructions per call | vs off | hook events per call 
 print("|---|---|---|---|")
 for label, n, ev in rows:
     print(f"| {label} | {n:,.0f} | {n / off:.2f}x | {ev} |")
+PY
+# The tree: whole runs of one and of three calls (tree built, pool started, a warm-up call),
+# every thread counted; their difference, halved, is one call's (the pool's idle workers'
+# looking for work included: valgrind runs one thread at a time).
+read -r off1 _ < <(count_all off tree-plain-1)
+read -r off3 _ < <(count_all off tree-plain-3)
+read -r on1 _ < <(count_all on tree-plain-1)
+read -r on3 _ < <(count_all on tree-plain-3)
+read -r rec1 ev1 < <(count_all on tree-recorded-1)
+read -r rec3 ev3 < <(count_all on tree-recorded-3)
+python3 - "$off1" "$off3" "$on1" "$on3" "$rec1" "$rec3" "$ev1" "$ev3" <<'PY'
+import sys
+off1, off3, on1, on3, rec1, rec3, ev1, ev3 = map(int, sys.argv[1:])
+nodes = (1 << 18) - 1
+off, on, rec = (off3 - off1) / 2, (on3 - on1) / 2, (rec3 - rec1) / 2
+print()
+print("| 262,143-node tree sum | instructions per node (a join each) | vs off | hook events per call |")
+print("|---|---|---|---|")
+for label, n, ev in [("feature off", off, ""), ("on, not recording", on, ""),
+                     ("in a `record` of its own", rec, f"{(ev3 - ev1) / 2:,.0f}")]:
+    print(f"| {label} | {n / nodes:,.2f} | {n / off:.3f}x | {ev} |")
 PY
