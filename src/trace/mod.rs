@@ -154,6 +154,37 @@ pub(crate) fn emit(kind: Kind, a: u64, b: u64) {
     }
 }
 
+/// [`emit`] at the clock reading `ticks`, which the caller took anyway.
+#[inline(always)]
+pub(crate) fn emit_at(kind: Kind, ticks: u64, a: u64) {
+    let session = ring::session();
+    if session != 0 {
+        ring::emit_at_slow(session, kind, ticks, a);
+    }
+}
+
+/// [`emit`] at the reading of this thread's last event if `follows` (see
+/// `ring::emit_after_slow`).
+#[inline(always)]
+pub(crate) fn emit_after(kind: Kind, follows: bool) {
+    let session = ring::session();
+    if session != 0 {
+        ring::emit_after_slow(session, kind, follows);
+    }
+}
+
+/// [`emit`] that returns the clock reading the event carries, for the caller to use as its
+/// own (the indexed driver's pacer, right after a leaf's end); 0 when nothing records.
+#[inline(always)]
+pub(crate) fn emit_reading(kind: Kind, a: u64) -> u64 {
+    let session = ring::session();
+    if session != 0 {
+        ring::emit_reading_slow(session, kind, a)
+    } else {
+        0
+    }
+}
+
 /// One recorded event.
 ///
 /// ```

@@ -135,6 +135,19 @@ impl Ring {
             .store(session << 32 | len as u64, Ordering::Release);
     }
 
+    /// Owner: the reading of its last event of `session`, if it has one.
+    fn last_ticks(&self, session: u64) -> Option<u64> {
+        // The owner's own store: nothing to synchronise with.
+        let state = self.state.load(Ordering::Relaxed);
+        let len = (state & LEN_MASK) as usize;
+        if state >> 32 != session || len == 0 {
+            return None;
+        }
+        let slots = self.slots.get()?;
+        // SAFETY: the owner wrote slot `len - 1` in this session (a collector only reads it).
+        Some(slots[len - 1].with(|slot| unsafe { (*slot).assume_init_ref() }.ticks))
+    }
+
     /// Collector: the events of `session` published so far, and the drops.
     #[cfg(test)]
     fn collect(&self, session: u64) -> (Vec<RawEvent>, u64) {
@@ -208,6 +221,43 @@ std::thread_local! {
 pub(crate) fn emit_slow(session: u64, kind: Kind, a: u64, b: u64) {
     let ticks = ticks();
     push_here(session, RawEvent { ticks, a, b, kind });
+}
+
+/// [`emit_slow`] at a reading the caller took.
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_at_slow(session: u64, kind: Kind, ticks: u64, a: u64) {
+    push_here(session, RawEvent { ticks, a, b: 0, kind });
+}
+
+/// [`emit_slow`] that returns its reading (see `trace::emit_reading`).
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_reading_slow(session: u64, kind: Kind, a: u64) -> u64 {
+    let ticks = ticks();
+    push_here(session, RawEvent { ticks, a, b: 0, kind });
+    ticks
+}
+
+/// An event at the reading of this thread's last event of the session if `follows` (the
+/// caller says nothing but its own bookkeeping came between), else at a reading of its own
+/// (as also when the thread has no event of the session). A leaf of the indexed driver
+/// after the first of its loop begins so, at the previous leaf's end (or at whatever event
+/// came after it): one reading per boundary between two leaves, and the span between them
+/// (the pacer's decision, the chunk's split) counts as the later leaf's. Never before the
+/// thread's last event, so a thread's events stay in order.
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_after_slow(session: u64, kind: Kind, follows: bool) {
+    let ring = RING.with(Cell::get);
+    let last = if !follows || ring.is_null() {
+        None
+    } else {
+        // SAFETY: as in `push_here`: a non-null `RING` is this thread's own live ring.
+        unsafe { &*ring }.last_ticks(session)
+    };
+    let ticks = last.unwrap_or_else(ticks);
+    push_here(session, RawEvent { ticks, a: 0, b: 0, kind });
 }
 
 /// Appends `event` of `session` to the calling thread's ring (claimed at its first event).
