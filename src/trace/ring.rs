@@ -227,7 +227,15 @@ pub(crate) fn emit_slow(session: u64, kind: Kind, a: u64, b: u64) {
 #[cold]
 #[inline(never)]
 pub(crate) fn emit_at_slow(session: u64, kind: Kind, ticks: u64, a: u64) {
-    push_here(session, RawEvent { ticks, a, b: 0, kind });
+    push_here(
+        session,
+        RawEvent {
+            ticks,
+            a,
+            b: 0,
+            kind,
+        },
+    );
 }
 
 /// [`emit_slow`] that returns its reading (see `trace::emit_reading`).
@@ -235,7 +243,15 @@ pub(crate) fn emit_at_slow(session: u64, kind: Kind, ticks: u64, a: u64) {
 #[inline(never)]
 pub(crate) fn emit_reading_slow(session: u64, kind: Kind, a: u64) -> u64 {
     let ticks = ticks();
-    push_here(session, RawEvent { ticks, a, b: 0, kind });
+    push_here(
+        session,
+        RawEvent {
+            ticks,
+            a,
+            b: 0,
+            kind,
+        },
+    );
     ticks
 }
 
@@ -257,7 +273,15 @@ pub(crate) fn emit_after_slow(session: u64, kind: Kind, follows: bool) {
         unsafe { &*ring }.last_ticks(session)
     };
     let ticks = last.unwrap_or_else(ticks);
-    push_here(session, RawEvent { ticks, a: 0, b: 0, kind });
+    push_here(
+        session,
+        RawEvent {
+            ticks,
+            a: 0,
+            b: 0,
+            kind,
+        },
+    );
 }
 
 /// Appends `event` of `session` to the calling thread's ring (claimed at its first event).
