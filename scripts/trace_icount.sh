@@ -16,7 +16,10 @@
 # nodes here, the bench's 16.7M being too long under valgrind): instructions per node (per
 # join), counted on every thread, off, on but not recording, and in a `record` of its own.
 #
-# Usage: scripts/trace_icount.sh [REV]     (about 8 minutes: two release builds, eleven runs)
+# Each clock reading of the counted copy goes through a function of its own, so the counts
+# include a call per reading (some 5 instructions), and the table gives readings per call.
+#
+# Usage: scripts/trace_icount.sh [REV]     (about 8 minutes: two release builds, ten runs)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -34,7 +37,16 @@ s = open(p).read()
 read = "core::arch::x86_64::_rdtsc()\n"
 calibrate = "if !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();"
 assert s.count(read) == 1 and s.count(calibrate) == 1, "clock.rs changed: update this script"
-s = s.replace(read, "core::arch::x86_64::_rdtsc() >> 10\n")
+s = s.replace(read, "tsc_read() >> 10\n")
+# Each reading through a function of its own, whose calls callgrind counts: readings per call.
+s += """
+#[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+#[inline(never)]
+fn tsc_read() -> u64 {
+    // SAFETY: RDTSC has no preconditions.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+"""
 s = s.replace(calibrate, "if false && !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();")
 open(p, "w").write(s)
 PY
@@ -134,7 +146,7 @@ cp "$root/Cargo.lock" "$work/probe/"
 export CARGO_TARGET_DIR="$work/target"
 (cd "$work/probe" && cargo build --release --quiet && cp "$CARGO_TARGET_DIR/release/probe" "$work/off" &&
     cargo build --release --quiet --features trace && cp "$CARGO_TARGET_DIR/release/probe" "$work/on")
-count() { # binary mode function -> "instructions calls-of-emit_slow", of the main thread
+count() { # binary mode function -> "instructions hook-events clock-readings", main thread
     # (valgrind runs one thread at a time, and a toggle counts any thread that runs meanwhile:
     # the pool's idle workers and the watch's patrols would be counted with the call's).
     rm -f "$work"/cg*
@@ -142,7 +154,7 @@ count() { # binary mode function -> "instructions calls-of-emit_slow", of the ma
         --callgrind-out-file="$work/cg" --toggle-collect="$3" "$work/$1" "$2" >/dev/null 2>&1
     python3 - "$work/cg-01" <<'PY'
 import re, sys
-total, calls, names, callee = 0, 0, {}, None
+total, calls, reads, names, callee = 0, 0, 0, {}, None
 for line in open(sys.argv[1]):
     if line.startswith("summary:"):
         total = int(line.split()[1])
@@ -154,8 +166,10 @@ for line in open(sys.argv[1]):
     elif line.startswith("calls=") and callee is not None:
         if "trace::ring::emit" in callee:
             calls += int(line.split()[0][6:])
+        if callee.endswith("clock::tsc_read"):
+            reads += int(line.split()[0][6:])
         callee = None
-print(total, calls)
+print(total, calls, reads)
 PY
 }
 count_all() { # binary mode -> "instructions calls-of-emit", the whole run, every thread
@@ -181,25 +195,29 @@ print(total, calls)
 PY
 }
 # The sum's function runs 100 times more in the off and on modes (the warm-up).
-read -r off _ < <(count off plain probe::sum)
-read -r on _ < <(count on plain probe::sum)
-read -r rec rec_events < <(count on recorded probe::recorded)
-read -r ins ins_events < <(count on inside probe::inside)
-python3 - "$off" "$on" "$rec" "$rec_events" "$ins" "$ins_events" <<'PY'
+read -r off _ off_reads < <(count off plain probe::sum)
+read -r on _ on_reads < <(count on plain probe::sum)
+read -r rec rec_events rec_reads < <(count on recorded probe::recorded)
+read -r ins ins_events ins_reads < <(count on inside probe::inside)
+python3 - "$off" "$on" "$rec" "$rec_events" "$ins" "$ins_events" \
+    "$off_reads" "$on_reads" "$rec_reads" "$ins_reads" <<'PY'
 import sys
-off, on, rec, rec_ev, ins, ins_ev = map(int, sys.argv[1:])
-off, on = off / 10_100, on / 10_100
-rows = [("feature off", off, ""), ("on, not recording", on, ""),
-        ("a `record` per call (its trace dropped too)", rec / 10_000, f"{rec_ev / 10_000:.1f}"),
-        ("calls inside a recording of 1,000", ins / 10_000, f"{ins_ev / 10_000:.1f}")]
-print("| 1,000-item sum | instructions per call | vs off | hook events per call |")
-print("|---|---|---|---|")
-for label, n, ev in rows:
-    print(f"| {label} | {n:,.0f} | {n / off:.2f}x | {ev} |")
+off, on, rec, rec_ev, ins, ins_ev, off_r, on_r, rec_r, ins_r = map(int, sys.argv[1:])
+off, on, off_r, on_r = off / 10_100, on / 10_100, off_r / 10_100, on_r / 10_100
+rows = [("feature off", off, "", off_r), ("on, not recording", on, "", on_r),
+        ("a `record` per call (its trace dropped too)", rec / 10_000,
+         f"{rec_ev / 10_000:.1f}", rec_r / 10_000),
+        ("calls inside a recording of 1,000", ins / 10_000, f"{ins_ev / 10_000:.1f}",
+         ins_r / 10_000)]
+print("| 1,000-item sum | instructions per call | vs off | hook events per call | clock readings per call |")
+print("|---|---|---|---|---|")
+for label, n, ev, r in rows:
+    print(f"| {label} | {n:,.0f} | {n / off:.2f}x | {ev} | {r:.2f} |")
 PY
 # The tree: whole runs of one and of three calls (tree built, pool started, a warm-up call),
 # every thread counted; their difference, halved, is one call's (the pool's idle workers'
 # looking for work included: valgrind runs one thread at a time).
+# (Its readings are not counted: the sum reads no clock.)
 read -r off1 _ < <(count_all off tree-plain-1)
 read -r off3 _ < <(count_all off tree-plain-3)
 read -r on1 _ < <(count_all on tree-plain-1)

@@ -48,6 +48,7 @@ pub use summary::{Summary, ThreadSummary};
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What an event says. `a` and `b` of an [`Event`] carry its details, as each variant says.
 ///
@@ -217,8 +218,9 @@ pub struct Event {
 /// ```
 #[derive(Clone, Debug)]
 pub struct ThreadEvents {
-    /// The thread's name (its `std::thread` name, or its id).
-    pub name: String,
+    /// The thread's name (its `std::thread` name, or its id), shared with the recorder's
+    /// list of threads: a trace copies no name.
+    pub name: Arc<str>,
     /// The track's number: stable for a thread within a process.
     pub track: usize,
     /// Its events, in order.

@@ -53,7 +53,8 @@ static SESSION: Alone = Alone(StdAtomicU64::new(0));
 #[repr(align(128))]
 struct Alone(StdAtomicU64);
 
-/// The last session id handed out.
+/// The last session id handed out. Written only under `SESSION_LOCK`: a load and a store, no
+/// read-modify-write.
 static LAST_SESSION: StdAtomicU64 = StdAtomicU64::new(0);
 /// Held by the one session that records, from its start to the end of its collection.
 static SESSION_LOCK: Mutex<()> = Mutex::new(());
@@ -64,7 +65,7 @@ static RINGS: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 /// the list's lock, which a collection holds anyway, so reading it takes no lock of its own.
 struct Entry {
     ring: Arc<Ring>,
-    name: String,
+    name: Arc<str>,
 }
 
 /// One thread's events.
@@ -333,12 +334,12 @@ pub(crate) fn worker_started() {
 }
 
 /// The calling thread's name, or its seat's, or its id.
-fn thread_name() -> String {
+fn thread_name() -> Arc<str> {
     std::thread::current()
         .name()
-        .map(str::to_owned)
-        .or_else(|| crate::current_thread_index().map(|i| format!("worker {i}")))
-        .unwrap_or_else(|| format!("{:?}", std::thread::current().id()))
+        .map(Arc::from)
+        .or_else(|| crate::current_thread_index().map(|i| format!("worker {i}").into()))
+        .unwrap_or_else(|| format!("{:?}", std::thread::current().id()).into())
 }
 
 /// Claims a ring for the calling thread: one a thread that exited left, whose events no
@@ -434,7 +435,7 @@ impl Session {
             };
         }
         let guard = lock(&SESSION_LOCK);
-        let id = LAST_SESSION.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = next_session_id();
         let start = ticks();
         SESSION.0.store(id, Ordering::Release);
         Session {
@@ -450,7 +451,7 @@ impl Session {
     pub(crate) fn start_process_wide() -> (u64, u64) {
         let guard = lock(&SESSION_LOCK);
         std::mem::forget(guard);
-        let id = LAST_SESSION.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = next_session_id();
         let start = ticks();
         SESSION.0.store(id, Ordering::Release);
         (id, start)
@@ -493,6 +494,13 @@ impl Session {
         (threads, ns_in(end.saturating_sub(self.start)))
         // The lock goes with `self`, after the collection.
     }
+}
+
+/// A new session's id; the caller holds `SESSION_LOCK`.
+fn next_session_id() -> u64 {
+    let id = LAST_SESSION.load(Ordering::Relaxed) + 1;
+    LAST_SESSION.store(id, Ordering::Relaxed);
+    id
 }
 
 /// The process-wide session's id, 0 if none.
