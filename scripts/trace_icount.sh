@@ -217,7 +217,7 @@ PY
 # The tree: whole runs of one and of three calls (tree built, pool started, a warm-up call),
 # every thread counted; their difference, halved, is one call's (the pool's idle workers'
 # looking for work included: valgrind runs one thread at a time).
-# (Its readings are not counted: the sum reads no clock.)
+# (Readings are counted for the sum alone.)
 read -r off1 _ < <(count_all off tree-plain-1)
 read -r off3 _ < <(count_all off tree-plain-3)
 read -r on1 _ < <(count_all on tree-plain-1)

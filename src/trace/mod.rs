@@ -28,11 +28,15 @@
 //! # What it costs
 //!
 //! Without the feature, nothing: the hooks expand to no code. With it, each hook costs one
-//! load and a branch while nothing records. While recording, each event is a clock reading
-//! and a 32-byte write into the recording thread's own ring (no lock, no allocation after a
-//! thread's first event). Each [`record`] adds a fixed cost: starting, collecting every
-//! thread's events, and the trace's few allocations, in instructions about half a 1,000-item
-//! sum's: record a stretch of work rather than each short call. A ring holds 65,536 events
+//! load and a branch while nothing records. While recording, each event is a 32-byte write
+//! into the recording thread's own ring (no lock, no allocation after a thread's first event)
+//! and, for most, a clock reading. Leaves take fewer: a leaf after the first of its loop
+//! begins at the previous leaf's end (so the driver's work between two leaves of a loop
+//! counts as the later leaf's), and a leaf's end shares the driver's own reading when it takes
+//! one there. Each [`record`] adds a fixed cost: starting, collecting every thread's events,
+//! and the trace's two allocations (the list of threads, and each thread's events; names are
+//! shared), in instructions about half a 1,000-item sum's: record a stretch of work rather
+//! than each short call. A ring holds 65,536 events
 //! (2 MiB per thread that recorded); when it is full, that thread's *later* events are
 //! dropped, never its earlier ones, and [`ThreadEvents::dropped`] counts them.
 //!
