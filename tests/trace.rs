@@ -119,6 +119,78 @@ fn check_thread(thread: &ThreadEvents, duration: u64) {
     assert!(!in_leaf, "{}: a leaf that never ended", thread.name);
 }
 
+/// The leaves of one chunk loop share their boundaries: a leaf after the first of its loop
+/// begins at the previous leaf's end, without a clock reading of its own.
+#[test]
+fn consecutive_leaves_share_a_reading() {
+    const N: u64 = 100_000;
+    let pool = pool(1);
+    let _serial = serial();
+    let (sum, trace) = trace::record(|| {
+        pool.install(|| {
+            (0..N as u32)
+                .into_par_iter()
+                .with_max_len(64)
+                .map(u64::from)
+                .sum::<u64>()
+        })
+    });
+    assert_eq!(sum, N * (N - 1) / 2);
+    assert_eq!(trace.dropped(), 0);
+    let items: u64 = events(&trace)
+        .filter(|e| e.kind == EventKind::LeafEnd)
+        .map(|e| e.a)
+        .sum();
+    assert_eq!(items, N);
+    let mut shared = 0;
+    for thread in trace.threads() {
+        check_thread(thread, trace.duration_ns());
+        shared += thread
+            .events
+            .windows(2)
+            .filter(|w| {
+                w[0].kind == EventKind::LeafEnd
+                    && w[1].kind == EventKind::LeafBegin
+                    && w[0].time_ns == w[1].time_ns
+            })
+            .count();
+    }
+    assert!(shared > 0, "no leaf began at the previous one's end");
+}
+
+/// A leaf shares a reading only with the previous leaf of its own loop: the first leaf of a
+/// call begins at a reading of its own, not at the end of the last call's last leaf, so the
+/// time between two calls is in no leaf.
+#[test]
+fn the_time_between_two_calls_is_in_no_leaf() {
+    let _serial = serial();
+    let v: Vec<u64> = (0..1000).collect();
+    let (sum, trace) = trace::record(|| {
+        let first = v.par_iter().sum::<u64>();
+        std::thread::sleep(Duration::from_millis(200));
+        first + v.par_iter().sum::<u64>()
+    });
+    assert_eq!(sum, 2 * 499_500);
+    for thread in trace.threads() {
+        check_thread(thread, trace.duration_ns());
+        let mut begin = None;
+        for e in &thread.events {
+            match e.kind {
+                EventKind::LeafBegin => begin = Some(e.time_ns),
+                EventKind::LeafEnd => {
+                    let length = e.time_ns - begin.take().expect("a leaf begins before it ends");
+                    // The sleep is 200 ms; a leaf of 1,000 additions, preempted, not that long.
+                    assert!(
+                        length < 100_000_000,
+                        "a leaf of {length} ns spans the sleep"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 #[test]
 fn events_complete_and_ordered_on_1_thread() {
     complete_and_ordered(1);

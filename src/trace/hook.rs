@@ -22,6 +22,19 @@ macro_rules! trace_event {
     (@pool_dropped) => {
         $crate::trace::env::write_now()
     };
+    // An event at a clock reading the caller took anyway (the unindexed driver's leaves).
+    (@at $ticks:expr, $kind:ident) => {
+        $crate::trace::emit_at($crate::trace::Kind::$kind, $ticks, 0)
+    };
+    (@at $ticks:expr, $kind:ident, $a:expr) => {
+        $crate::trace::emit_at($crate::trace::Kind::$kind, $ticks, ($a) as u64)
+    };
+    // An event that follows the thread's last one with nothing in between but the caller's
+    // own bookkeeping (`$follows`): at that event's reading, without one of its own (the
+    // indexed driver's leaves after the first of a loop: at the previous leaf's end).
+    (@after $follows:expr, $kind:ident) => {
+        $crate::trace::emit_after($crate::trace::Kind::$kind, $follows)
+    };
     ($kind:ident) => {
         $crate::trace::emit($crate::trace::Kind::$kind, 0, 0)
     };

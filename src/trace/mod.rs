@@ -28,11 +28,15 @@
 //! # What it costs
 //!
 //! Without the feature, nothing: the hooks expand to no code. With it, each hook costs one
-//! load and a branch while nothing records. While recording, each event is a clock reading
-//! and a 32-byte write into the recording thread's own ring (no lock, no allocation after a
-//! thread's first event). Each [`record`] adds a fixed cost: starting, collecting every
-//! thread's events, and the trace's few allocations, in instructions about half a 1,000-item
-//! sum's: record a stretch of work rather than each short call. A ring holds 65,536 events
+//! load and a branch while nothing records. While recording, each event is a 32-byte write
+//! into the recording thread's own ring (no lock, no allocation after a thread's first event)
+//! and, for most, a clock reading. Leaves take fewer: a leaf after the first of its loop
+//! begins at the previous leaf's end (so the driver's work between two leaves of a loop
+//! counts as the later leaf's), and a leaf's end shares the driver's own reading when it takes
+//! one there. Each [`record`] adds a fixed cost: starting, collecting every thread's events,
+//! and the trace's two allocations (the list of threads, and each thread's events; names are
+//! shared), in instructions about half a 1,000-item sum's: record a stretch of work rather
+//! than each short call. A ring holds 65,536 events
 //! (2 MiB per thread that recorded); when it is full, that thread's *later* events are
 //! dropped, never its earlier ones, and [`ThreadEvents::dropped`] counts them.
 //!
@@ -48,6 +52,7 @@ pub use summary::{Summary, ThreadSummary};
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What an event says. `a` and `b` of an [`Event`] carry its details, as each variant says.
 ///
@@ -154,6 +159,37 @@ pub(crate) fn emit(kind: Kind, a: u64, b: u64) {
     }
 }
 
+/// [`emit`] at the clock reading `ticks`, which the caller took anyway.
+#[inline(always)]
+pub(crate) fn emit_at(kind: Kind, ticks: u64, a: u64) {
+    let session = ring::session();
+    if session != 0 {
+        ring::emit_at_slow(session, kind, ticks, a);
+    }
+}
+
+/// [`emit`] at the reading of this thread's last event if `follows` (see
+/// `ring::emit_after_slow`).
+#[inline(always)]
+pub(crate) fn emit_after(kind: Kind, follows: bool) {
+    let session = ring::session();
+    if session != 0 {
+        ring::emit_after_slow(session, kind, follows);
+    }
+}
+
+/// [`emit`] that returns the clock reading the event carries, for the caller to use as its
+/// own (the indexed driver's pacer, right after a leaf's end); 0 when nothing records.
+#[inline(always)]
+pub(crate) fn emit_reading(kind: Kind, a: u64) -> u64 {
+    let session = ring::session();
+    if session != 0 {
+        ring::emit_reading_slow(session, kind, a)
+    } else {
+        0
+    }
+}
+
 /// One recorded event.
 ///
 /// ```
@@ -186,8 +222,9 @@ pub struct Event {
 /// ```
 #[derive(Clone, Debug)]
 pub struct ThreadEvents {
-    /// The thread's name (its `std::thread` name, or its id).
-    pub name: String,
+    /// The thread's name (its `std::thread` name, or its id), shared with the recorder's
+    /// list of threads: a trace copies no name.
+    pub name: Arc<str>,
     /// The track's number: stable for a thread within a process.
     pub track: usize,
     /// Its events, in order.

@@ -53,7 +53,8 @@ static SESSION: Alone = Alone(StdAtomicU64::new(0));
 #[repr(align(128))]
 struct Alone(StdAtomicU64);
 
-/// The last session id handed out.
+/// The last session id handed out. Written only under `SESSION_LOCK`: a load and a store, no
+/// read-modify-write.
 static LAST_SESSION: StdAtomicU64 = StdAtomicU64::new(0);
 /// Held by the one session that records, from its start to the end of its collection.
 static SESSION_LOCK: Mutex<()> = Mutex::new(());
@@ -64,7 +65,7 @@ static RINGS: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 /// the list's lock, which a collection holds anyway, so reading it takes no lock of its own.
 struct Entry {
     ring: Arc<Ring>,
-    name: String,
+    name: Arc<str>,
 }
 
 /// One thread's events.
@@ -133,6 +134,19 @@ impl Ring {
         }
         self.state
             .store(session << 32 | len as u64, Ordering::Release);
+    }
+
+    /// Owner: the reading of its last event of `session`, if it has one.
+    fn last_ticks(&self, session: u64) -> Option<u64> {
+        // The owner's own store: nothing to synchronise with.
+        let state = self.state.load(Ordering::Relaxed);
+        let len = (state & LEN_MASK) as usize;
+        if state >> 32 != session || len == 0 {
+            return None;
+        }
+        let slots = self.slots.get()?;
+        // SAFETY: the owner wrote slot `len - 1` in this session (a collector only reads it).
+        Some(slots[len - 1].with(|slot| unsafe { (*slot).assume_init_ref() }.ticks))
     }
 
     /// Collector: the events of `session` published so far, and the drops.
@@ -210,6 +224,67 @@ pub(crate) fn emit_slow(session: u64, kind: Kind, a: u64, b: u64) {
     push_here(session, RawEvent { ticks, a, b, kind });
 }
 
+/// [`emit_slow`] at a reading the caller took.
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_at_slow(session: u64, kind: Kind, ticks: u64, a: u64) {
+    push_here(
+        session,
+        RawEvent {
+            ticks,
+            a,
+            b: 0,
+            kind,
+        },
+    );
+}
+
+/// [`emit_slow`] that returns its reading (see `trace::emit_reading`).
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_reading_slow(session: u64, kind: Kind, a: u64) -> u64 {
+    let ticks = ticks();
+    push_here(
+        session,
+        RawEvent {
+            ticks,
+            a,
+            b: 0,
+            kind,
+        },
+    );
+    ticks
+}
+
+/// An event at the reading of this thread's last event of the session if `follows` (the
+/// caller says nothing but its own bookkeeping came between), else at a reading of its own
+/// (as also when the thread has no event of the session). A leaf of the indexed driver
+/// after the first of its loop begins so, at the previous leaf's end (or at whatever event
+/// came after it): one reading per boundary between two leaves, and the span between them
+/// (the pacer's decision, the chunk's split) counts as the later leaf's. Never before the
+/// thread's last event, so a thread's events stay in order.
+#[cold]
+#[inline(never)]
+pub(crate) fn emit_after_slow(session: u64, kind: Kind, follows: bool) {
+    let ring = RING.with(Cell::get);
+    let last = if !follows || ring.is_null() {
+        None
+    } else {
+        // SAFETY: as in `push_here`: a non-null `RING` is this thread's own live ring.
+        unsafe { &*ring }.last_ticks(session)
+    };
+    let ticks = last.unwrap_or_else(ticks);
+    push_here(
+        session,
+        RawEvent {
+            ticks,
+            a: 0,
+            b: 0,
+            kind,
+        },
+    );
+}
+
 /// Appends `event` of `session` to the calling thread's ring (claimed at its first event).
 #[inline(always)]
 fn push_here(session: u64, event: RawEvent) {
@@ -259,12 +334,12 @@ pub(crate) fn worker_started() {
 }
 
 /// The calling thread's name, or its seat's, or its id.
-fn thread_name() -> String {
+fn thread_name() -> Arc<str> {
     std::thread::current()
         .name()
-        .map(str::to_owned)
-        .or_else(|| crate::current_thread_index().map(|i| format!("worker {i}")))
-        .unwrap_or_else(|| format!("{:?}", std::thread::current().id()))
+        .map(Arc::from)
+        .or_else(|| crate::current_thread_index().map(|i| format!("worker {i}").into()))
+        .unwrap_or_else(|| format!("{:?}", std::thread::current().id()).into())
 }
 
 /// Claims a ring for the calling thread: one a thread that exited left, whose events no
@@ -360,7 +435,7 @@ impl Session {
             };
         }
         let guard = lock(&SESSION_LOCK);
-        let id = LAST_SESSION.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = next_session_id();
         let start = ticks();
         SESSION.0.store(id, Ordering::Release);
         Session {
@@ -376,7 +451,7 @@ impl Session {
     pub(crate) fn start_process_wide() -> (u64, u64) {
         let guard = lock(&SESSION_LOCK);
         std::mem::forget(guard);
-        let id = LAST_SESSION.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = next_session_id();
         let start = ticks();
         SESSION.0.store(id, Ordering::Release);
         (id, start)
@@ -419,6 +494,13 @@ impl Session {
         (threads, ns_in(end.saturating_sub(self.start)))
         // The lock goes with `self`, after the collection.
     }
+}
+
+/// A new session's id; the caller holds `SESSION_LOCK`.
+fn next_session_id() -> u64 {
+    let id = LAST_SESSION.load(Ordering::Relaxed) + 1;
+    LAST_SESSION.store(id, Ordering::Relaxed);
+    id
 }
 
 /// The process-wide session's id, 0 if none.

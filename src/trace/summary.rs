@@ -313,7 +313,7 @@ pub(crate) fn summarize(trace: &Trace) -> Summary {
             all.push((event.time_ns, event.kind, event.a, row));
         }
         threads.push(ThreadSummary {
-            name: thread.name.clone(),
+            name: thread.name.to_string(),
             busy_ns: spent[0] + spent[1] + spent[2],
             idle_ns: spent[3],
             asleep_ns: spent[4],

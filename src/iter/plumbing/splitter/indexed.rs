@@ -25,11 +25,18 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    trace_event!(LeafBegin);
+    // Recording, a leaf after the first of its loop begins at the previous leaf's end (or
+    // at the thread's event after it), without a clock reading; the pacer's reading at a
+    // leaf's end, when one is due, is the `LeafEnd`'s.
+    trace_event!(@after pacer.done != 0, LeafBegin);
     let folder = producer.fold_with(consumer.into_folder());
-    trace_event!(LeafEnd, n);
+    #[cfg(feature = "trace")]
+    let reading = crate::trace::emit_reading(crate::trace::Kind::LeafEnd, n as u64);
     let full = folder.full();
+    #[cfg(not(feature = "trace"))]
     pacer.record(n, remaining);
+    #[cfg(feature = "trace")]
+    pacer.record_by(n, remaining, &super::policy::LiveAt(reading));
     (folder.complete(), full)
 }
 

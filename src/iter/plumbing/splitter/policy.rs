@@ -83,6 +83,49 @@ impl Outside for Live {
     }
 }
 
+/// [`Live`] with a clock reading taken already (0: none, read as `Live` does): recording
+/// (the `trace` feature), a leaf's end reads the clock for its event, and the pacer's reading
+/// right after it (if one is due) is that one.
+#[cfg(feature = "trace")]
+pub(super) struct LiveAt(pub(super) u64);
+
+#[cfg(feature = "trace")]
+impl Outside for LiveAt {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        if self.0 != 0 {
+            self.0
+        } else {
+            ticks()
+        }
+    }
+
+    #[inline(always)]
+    fn last_drive<R>(&self, f: impl FnOnce(&Cell<(u64, u64)>) -> R) -> R {
+        Live.last_drive(f)
+    }
+
+    #[inline(always)]
+    fn thief_awake(&self) -> bool {
+        Live.thief_awake()
+    }
+
+    #[inline(always)]
+    fn wake(&self, whom: Wake) {
+        Live.wake(whom);
+    }
+
+    #[inline(always)]
+    fn poll(&self, reading: Reading) -> Want {
+        Live.poll(reading)
+    }
+
+    #[inline(always)]
+    fn share(&self, how: Share) {
+        Live.share(how);
+    }
+}
+
 /// Whether a reading that timed `items` items can make a loop hot (see [`HOT_SPAN_ITEMS`]).
 #[inline]
 pub(super) fn hot_span(items: usize) -> bool {

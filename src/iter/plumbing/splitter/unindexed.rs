@@ -290,10 +290,10 @@ where
         scheduler::share(Share::Waking);
     }
     let start = ticks();
-    trace_event!(LeafBegin);
+    trace_event!(@at start, LeafBegin);
     let folder = producer.fold_with(consumer.into_folder());
-    trace_event!(LeafEnd, 0);
     let end = ticks();
+    trace_event!(@at end, LeafEnd, 0);
     let spent = end.wrapping_sub(start);
     // Not stuck in an item: the watch of the drive's first half, if this thread holds it,
     // need not hand the rest out yet.
