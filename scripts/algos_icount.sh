@@ -15,35 +15,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 [ -n "${KEEP:-}" ] && echo "work dir: $work" >&2 || trap 'rm -rf "$work"' EXIT
-mkdir "$work/src"
-if [ -n "${1:-}" ]; then
-    git -C "$root" archive "$1" | tar -x -C "$work/src"
-else
-    (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$work/src")
-fi
-python3 - "$work/src/src/sync/clock.rs" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-read = "core::arch::x86_64::_rdtsc()\n"
-calibrate = "if !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();"
-assert s.count(read) == 1 and s.count(calibrate) == 1, "clock.rs changed: update this script"
-s = s.replace(read, "core::arch::x86_64::_rdtsc() >> 6\n")
-s = s.replace(calibrate, "if false && !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();")
-open(p, "w").write(s)
-PY
-mkdir -p "$work/probe/src"
-cat > "$work/probe/Cargo.toml" <<TOML
-[package]
-name = "probe"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-blitz-par = { path = "$work/src" }
-[profile.release]
-debug = "line-tables-only"
-[workspace]
-TOML
+# shellcheck source=scripts/lib/icount.sh
+. "$root/scripts/lib/icount.sh"
+icount_probe "$root" "${1:-}" "$work" "core::arch::x86_64::_rdtsc() >> 6"
 cat > "$work/probe/src/main.rs" <<'RS'
 use blitz_par::prelude::*;
 use std::hint::black_box;

@@ -18,35 +18,9 @@ lens=("$@")
 [ ${#lens[@]} -gt 0 ] || lens=(1000000 10000000)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/src"
-if [ -n "$rev" ]; then
-    git -C "$root" archive "$rev" | tar -x -C "$work/src"
-else
-    (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$work/src")
-fi
-python3 - "$work/src/src/sync/clock.rs" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-read = "core::arch::x86_64::_rdtsc()\n"
-calibrate = "if !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();"
-assert s.count(read) == 1 and s.count(calibrate) == 1, "clock.rs changed: update this script"
-s = s.replace(read, "core::arch::x86_64::_rdtsc() >> 10\n")
-s = s.replace(calibrate, "if false && !MEASURED.load(Ordering::Relaxed) {\n        calibrate_step();")
-open(p, "w").write(s)
-PY
-mkdir -p "$work/probe/src"
-cat > "$work/probe/Cargo.toml" <<TOML
-[package]
-name = "probe"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-blitz-par = { path = "$work/src" }
-[profile.release]
-debug = "line-tables-only"
-[workspace]
-TOML
+# shellcheck source=scripts/lib/icount.sh
+. "$root/scripts/lib/icount.sh"
+icount_probe "$root" "$rev" "$work" "core::arch::x86_64::_rdtsc() >> 10"
 cat > "$work/probe/src/main.rs" <<'RS'
 use blitz_par::prelude::*;
 use std::hint::black_box;
