@@ -6,9 +6,12 @@
 //! a consumer that folds from the back takes them off the back ([`Back`]); one whose folder
 //! continues folds every chunk into one open folder ([`Continuing`]).
 
-use super::policy::{split_point, Heat, Pacer, Place, Step};
+use super::policy::{split_point, Heat, Pacer, Place, Proof, Step};
 use crate::iter::plumbing::{Consumer, Folder, Producer, Reducer};
 use crate::scheduler::{join, join_offered, watch, Watch};
+use crate::sync::{ticks, ticks_in};
+use crate::tuning::RESCUE_NS;
+use std::cell::Cell;
 
 /// Folds `producer` into a fresh folder of `consumer` and records it in `pacer`. Also returns
 /// whether the folder ended up full: then the items after these are useless too, as they
@@ -315,6 +318,7 @@ where
             Watched::Handed(first, rest) => {
                 return Driven::Done(finish(L::close(Some(first)), rest, L::FROM_BACK));
             }
+            Watched::Shared(result) => return Driven::Done(result),
             Watched::Go(rest_len, rest_p, rest_c, first) => {
                 (len, producer, consumer, kept) = (rest_len, rest_p, rest_c, first);
                 if kept.is_some() && pacer.should_enter() && len > 0 {
@@ -402,6 +406,23 @@ enum Watched<P, C, K, R> {
     /// Go on with this many items, producer, consumer, and what the loop keeps of the first
     /// chunk (`None` if no chunk was folded).
     Go(usize, P, C, Option<K>),
+    /// The loop's last call on this thread was rescued ([`HEAVY`]): it was split and shared
+    /// at once, unwatched; its result.
+    Shared(R),
+}
+
+thread_local! {
+    /// The last watched loop of this thread whose rest the watchman handed out (a loop's
+    /// `watch_first_chunk` instance, by address) and its first chunk's cost (ticks, items);
+    /// zeros for none. A loop called again and again (a program's step, a benchmark) pays
+    /// the watch's delay on every call otherwise: its rest waited [`RESCUE_NS`] and the
+    /// watchman's wake-up before any other thread could start it, one core idle meanwhile
+    /// (rayon's caller hands every item out at once). With this, the next call of the same
+    /// loop splits to single items and shares them before its first item, as the rescued
+    /// rest would have; a call of it that ends within [`RESCUE_NS`] forgets it again.
+    ///
+    /// [`RESCUE_NS`]: crate::tuning::RESCUE_NS
+    static HEAVY: Cell<(usize, (u64, usize))> = const { Cell::new((0, (0, 0))) };
 }
 
 /// The first chunk of a fresh loop (`Pacer::fresh`), folded as `L` says while the rest of
@@ -420,6 +441,11 @@ where
     C: Consumer<P::Item>,
     L: Chunks<P, C>,
 {
+    let key = watch_first_chunk::<P, C, L> as fn(usize, P, C, &mut Pacer) -> _ as usize;
+    let (heavy, rate) = HEAVY.with(Cell::get);
+    if heavy == key {
+        return Watched::Shared(share_heavy(key, rate, len, producer, consumer, pacer));
+    }
     let n = match pacer.decide(len) {
         Step::Peel(n) if !consumer.full() => n,
         // Not a chunk and a rest: the chunk loop decides again, with the same outcome.
@@ -437,13 +463,55 @@ where
         || L::fold(None, first_p, first_c, reducer, n, len - n, pacer),
     );
     match rest {
-        Err(rest_result) => Watched::Handed(first, rest_result),
+        Err(rest_result) => {
+            // The first chunk's reading (`fold_leaf`): the items' cost for the next call.
+            HEAVY.with(|heavy| heavy.set((key, pacer.rate)));
+            Watched::Handed(first, rest_result)
+        }
         Ok((rest_p, rest_c)) => {
             pacer.before = pacer.before.saturating_add(n);
             let rest_len = if full { 0 } else { len - n };
             Watched::Go(rest_len, rest_p, rest_c, Some(first))
         }
     }
+}
+
+/// Drives a loop of `len` items whose last call on this thread was rescued, its first chunk
+/// then costing `rate` (ticks, items): with that estimate, so that it splits to single items
+/// and shares them before its first item (`Pacer::decide`'s heavy items), inside the
+/// scheduler. Forgets the loop ([`HEAVY`]) if the whole call ends within `RESCUE_NS`: its
+/// first chunk would not have been rescued. Out of line: once per call of a heavy loop.
+#[cold]
+#[inline(never)]
+fn share_heavy<P, C>(
+    key: usize,
+    rate: (u64, usize),
+    len: usize,
+    producer: P,
+    consumer: C,
+    pacer: &Pacer,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mut pacer = *pacer;
+    pacer.rate = rate;
+    pacer.proof = Proof::Proven;
+    let start = pacer.loop_start;
+    let result = if pacer.place == Place::Outside {
+        enter_and_drive(len, producer, consumer, pacer)
+    } else {
+        drive_indexed(len, producer, consumer, pacer)
+    };
+    if ticks().wrapping_sub(start) < ticks_in(RESCUE_NS) {
+        HEAVY.with(|heavy| {
+            if heavy.get().0 == key {
+                heavy.set((0, (0, 0)));
+            }
+        });
+    }
+    result
 }
 
 /// Splits the `len` items in halves and drives both, potentially in parallel. A consumer
