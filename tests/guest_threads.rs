@@ -90,3 +90,70 @@ fn items_that_wait_for_each_other_run_from_outside_within_the_pool_threads() {
     global_pool_of_two();
     waiting_items::run_each_loop(3, 20, &|drive| drive());
 }
+
+/// A loop of a few heavy items called again and again from outside the pool (a program's
+/// step, a benchmark): its first call's rest is rescued by the watchman; later calls of the
+/// same loop split and share their items before the first one runs, without the watch. Those
+/// calls must keep the guest cap too (the guest and the workers it wakes within the pool's
+/// threads: items that start beside two others are counted, as above), and give the
+/// sequential results whichever consumer drives them, also when the same loop's items turn
+/// light between calls (the loop then goes back to its watch).
+#[test]
+fn heavy_loops_called_again_from_outside_keep_the_pool_threads_and_their_results() {
+    global_pool_of_two();
+    const CALLS: usize = 30;
+    const ITEMS: usize = 8;
+    let active = AtomicUsize::new(0);
+    let crowded = AtomicUsize::new(0);
+    let item = |i: usize, heavy: bool| {
+        if active.fetch_add(1, Ordering::SeqCst) >= 2 {
+            crowded.fetch_add(1, Ordering::SeqCst);
+        }
+        compute_for(Duration::from_micros(if heavy { 300 } else { 1 }));
+        active.fetch_sub(1, Ordering::SeqCst);
+        i * 3 + 1
+    };
+    let sum = |heavy: bool| {
+        (0..ITEMS)
+            .into_par_iter()
+            .map(|i| item(i, heavy))
+            .sum::<usize>()
+    };
+    let collect = |heavy: bool| {
+        (0..ITEMS)
+            .into_par_iter()
+            .map(|i| item(i, heavy))
+            .collect::<Vec<usize>>()
+    };
+    let last = |heavy: bool| {
+        (0..ITEMS)
+            .into_par_iter()
+            .map(|i| item(i, heavy))
+            .find_last(|&x| x % 2 == 0)
+    };
+    let first = |heavy: bool| {
+        (0..ITEMS)
+            .into_par_iter()
+            .map(|i| item(i, heavy))
+            .position_first(|x| x > 10)
+    };
+    let expected: Vec<usize> = (0..ITEMS).map(|i| i * 3 + 1).collect();
+    for call in 0..CALLS {
+        // Light calls in the middle: the same loops, their items no longer heavy.
+        let heavy = !(CALLS / 3..CALLS / 2).contains(&call);
+        assert_eq!(sum(heavy), expected.iter().sum::<usize>());
+        assert_eq!(collect(heavy), expected);
+        assert_eq!(
+            last(heavy),
+            expected.iter().rev().copied().find(|x| x % 2 == 0)
+        );
+        assert_eq!(first(heavy), expected.iter().position(|&x| x > 10));
+    }
+    let crowded = crowded.load(Ordering::SeqCst);
+    assert!(
+        crowded <= CALLS * 4 * ITEMS / 8,
+        "{crowded} of {} items started beside two others on a pool of 2 threads, called \
+         from outside it",
+        CALLS * 4 * ITEMS
+    );
+}
