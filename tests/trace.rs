@@ -191,6 +191,56 @@ fn the_time_between_two_calls_is_in_no_leaf() {
     }
 }
 
+/// A loop of a few heavy items called again from outside the pools: its first call's rest
+/// is rescued (the watchman hands it out once the first item has run `RESCUE_NS`); the next
+/// call of the same loop on the same thread is not watched, but split and shared before its
+/// first item ends: the calling thread promotes halves before its first leaf ends, and
+/// nothing is rescued.
+#[test]
+fn a_heavy_loop_called_again_shares_before_its_first_item_ends() {
+    let _serial = serial();
+    if blitz_par::current_num_threads() < 2 {
+        return; // a pool of one thread watches nothing
+    }
+    let call = || {
+        (0..8u64)
+            .into_par_iter()
+            .map(|i| {
+                spin(Duration::from_millis(2));
+                i
+            })
+            .sum::<u64>()
+    };
+    // The watchman may come late on a loaded machine, after the first item: call until a
+    // rescue is seen.
+    let rescued = (0..20).any(|_| {
+        let (sum, trace) = trace::record(call);
+        assert_eq!(sum, 28);
+        count(&trace, EventKind::Rescue) > 0
+    });
+    assert!(rescued, "no call of 8 items of 2 ms was rescued");
+    let (sum, trace) = trace::record(call);
+    assert_eq!(sum, 28);
+    assert_eq!(
+        count(&trace, EventKind::Rescue),
+        0,
+        "the loop was watched again"
+    );
+    let me = std::thread::current();
+    let caller = trace
+        .threads()
+        .iter()
+        .find(|t| Some(&*t.name) == me.name())
+        .expect("the calling thread's events");
+    let first = |kind| caller.events.iter().position(|e| e.kind == kind);
+    let promoted = first(EventKind::Promote).expect("the caller shared halves");
+    let leaf_end = first(EventKind::LeafEnd).expect("the caller ran an item");
+    assert!(
+        promoted < leaf_end,
+        "the caller's first item ended before it shared anything"
+    );
+}
+
 #[test]
 fn events_complete_and_ordered_on_1_thread() {
     complete_and_ordered(1);
