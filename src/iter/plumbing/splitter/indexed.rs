@@ -499,11 +499,8 @@ where
     pacer.rate = rate;
     pacer.proof = Proof::Proven;
     let start = pacer.loop_start;
-    let result = if pacer.place == Place::Outside {
-        enter_and_drive(len, producer, consumer, pacer)
-    } else {
-        drive_indexed(len, producer, consumer, pacer)
-    };
+    // Inside a pool already, entering costs a check (`scheduler::enter`).
+    let result = enter_and_drive(len, producer, consumer, pacer);
     if ticks().wrapping_sub(start) < ticks_in(RESCUE_NS) {
         HEAVY.with(|heavy| {
             if heavy.get().0 == key {
