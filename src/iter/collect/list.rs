@@ -112,7 +112,7 @@ impl<T> ListVecFolder<T> {
         let max = (MAX_BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
         if self.grow {
             // `reserve` at least doubles the capacity, as a sequential `collect` grows.
-            self.vec.reserve(hint.clamp(FIRST_BLOCK, max));
+            self.vec.reserve(hint.max(FIRST_BLOCK).min(max));
             let spare = self.vec.spare_capacity_mut();
             crate::sync::advise_fill(spare.as_mut_ptr().cast(), std::mem::size_of_val(spare));
             return;
@@ -229,6 +229,15 @@ impl<T> Reducer<LinkedList<Vec<T>>> for ListReducer {
 mod tests {
     use super::*;
 
+    /// `folder` after the items of `items`, consumed in chunks of 7 (as a driver's loop
+    /// hands a folder its chunks: the hint of each is short).
+    fn in_chunks<T: Copy>(mut folder: ListVecFolder<T>, items: &[T]) -> ListVecFolder<T> {
+        for chunk in items.chunks(7) {
+            folder = folder.consume_iter(chunk.iter().copied());
+        }
+        folder
+    }
+
     /// The lengths of the vectors of `list`.
     fn lens<T>(list: &LinkedList<Vec<T>>) -> Vec<usize> {
         list.iter().map(Vec::len).collect()
@@ -240,8 +249,8 @@ mod tests {
     #[test]
     fn first_items_grow_one_vector() {
         let n = if cfg!(miri) { 100 } else { 10_000 };
-        let (left, right, reducer) = ListVecConsumer::new().split_at(n);
-        let mut folder = left.into_folder();
+        let (left, right, reducer) = Consumer::<usize>::split_at(ListVecConsumer::new(), n);
+        let mut folder = Consumer::<usize>::into_folder(left);
         for chunk in (0..n).collect::<Vec<_>>().chunks(7) {
             folder = folder.consume_iter(chunk.iter().copied().filter(|x| x % 3 != 0));
         }
@@ -249,7 +258,8 @@ mod tests {
         let first = folder.complete();
         assert_eq!(lens(&first).len(), 1, "one vector: {:?}", lens(&first));
 
-        let later = right.into_folder().consume_iter(n + 1..3 * n).complete();
+        let later: Vec<usize> = (n + 1..3 * n).collect();
+        let later = in_chunks(Consumer::<usize>::into_folder(right), &later).complete();
         assert!(lens(&later).len() > 1, "blocks: {:?}", lens(&later));
         assert!(lens(&later).iter().all(|&len| len > 0));
 
@@ -258,8 +268,11 @@ mod tests {
         assert_eq!(all, expected);
 
         let right = ListVecConsumer::new();
-        let left = right.split_off_left();
-        let items = |c: ListVecConsumer| lens(&c.into_folder().consume_iter(0..n).complete());
+        let left = UnindexedConsumer::<usize>::split_off_left(&right);
+        let all: Vec<usize> = (0..n).collect();
+        let items = |c: ListVecConsumer| {
+            lens(&in_chunks(Consumer::<usize>::into_folder(c), &all).complete())
+        };
         assert_eq!(items(left), [n]);
         assert!(items(right).len() > 1);
     }
@@ -277,7 +290,7 @@ mod tests {
         }
         let n = if cfg!(miri) { 50 } else { 5_000 };
         let result = std::panic::catch_unwind(|| {
-            let folder = ListVecConsumer::new().into_folder();
+            let folder = Consumer::<Counted>::into_folder(ListVecConsumer::new());
             folder.consume_iter((0..n + 1).map(|i| {
                 assert!(i < n, "boom");
                 Counted
