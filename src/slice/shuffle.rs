@@ -33,10 +33,10 @@
 
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::slice::select::SharedPtr;
+use crate::slice::sort::scratch::Scratch;
 use crate::slice::ParallelSliceMut;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
-use std::mem::MaybeUninit;
 use std::ptr;
 
 /// Below this length Fisher-Yates on the calling thread is faster than waking threads.
@@ -133,9 +133,11 @@ fn shuffle_in_buckets<T: Send>(v: &mut [T], seed: u64, buckets: usize) {
     starts.push(n);
 
     // Step 2: scatter into the scratch buffer.
-    let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(n);
+    // The sorts' scratch buffer: huge pages, and the mapping of the call before reused, so
+    // that calls back to back do not fault the slice's size of fresh memory in every time.
+    let mut scratch = Scratch::<T>::uninit(n);
     let src = SharedPtr(v.as_mut_ptr());
-    let dst = SharedPtr(scratch.as_mut_ptr().cast::<T>());
+    let dst = SharedPtr(scratch.as_uninit().as_mut_ptr().cast::<T>());
     offsets
         .into_par_iter()
         .enumerate()
@@ -176,7 +178,7 @@ fn shuffle_in_buckets<T: Send>(v: &mut [T], seed: u64, buckets: usize) {
             }
         }
     });
-    // `scratch` holds `MaybeUninit`s: dropping it drops no element.
+    // `scratch` never owns a `T`: dropping it drops no element.
     drop(scratch);
 }
 

@@ -82,7 +82,7 @@ pub(crate) fn collect_list<I>(par_iter: I) -> LinkedList<Vec<I::Item>>
 where
     I: ParallelIterator,
 {
-    par_iter.drive_unindexed(list::ListVecConsumer)
+    par_iter.drive_unindexed(list::ListVecConsumer::new())
 }
 
 // One of the thresholds kept beside their code: listed, with its origin, in the second table

@@ -201,8 +201,11 @@ where
     let items = {
         // The gathering is not the deterministic drive: its own drive must not come back here.
         let _gathering = (SetFor::new(&REQUESTED, 0), SetFor::new(&IN_LEAF, 0));
-        let list =
-            super::splitter::drive_unindexed_root(producer, crate::iter::ListVecConsumer, None);
+        let list = super::splitter::drive_unindexed_root(
+            producer,
+            crate::iter::ListVecConsumer::new(),
+            None,
+        );
         let mut items = Vec::with_capacity(list.iter().map(Vec::len).sum());
         for mut part in list {
             items.append(&mut part);

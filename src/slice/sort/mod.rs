@@ -55,7 +55,7 @@ pub(crate) mod quick;
 mod radix;
 mod radix_parts;
 mod runs;
-mod scratch;
+pub(super) mod scratch;
 mod sequential_radix;
 mod strings;
 mod thresholds;

@@ -28,7 +28,7 @@ use std::marker::PhantomData;
 use std::mem::{self, MaybeUninit};
 use std::ptr::NonNull;
 
-pub(super) struct Scratch<T> {
+pub(in crate::slice) struct Scratch<T> {
     ptr: NonNull<T>,
     len: usize,
     /// Where the memory came from, so that `drop` returns it there.
@@ -58,7 +58,7 @@ impl<T> Scratch<T> {
     }
 
     /// A buffer of `len` uninitialised slots (for `as_uninit` only).
-    pub(super) fn uninit(len: usize) -> Scratch<T> {
+    pub(in crate::slice) fn uninit(len: usize) -> Scratch<T> {
         Scratch::new(len, false)
     }
 
@@ -109,7 +109,7 @@ impl<T> Scratch<T> {
     }
 
     /// The slots, as possibly uninitialised elements.
-    pub(super) fn as_uninit(&mut self) -> &mut [MaybeUninit<T>] {
+    pub(in crate::slice) fn as_uninit(&mut self) -> &mut [MaybeUninit<T>] {
         // SAFETY: `ptr` points to `len` slots of `T`'s layout that this buffer owns (or is
         // dangling and well aligned with a zero-sized total), and `&mut self` makes the borrow
         // unique. `MaybeUninit<T>` accepts any bytes.
