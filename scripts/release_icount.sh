@@ -19,7 +19,12 @@
 # Nothing in the work tree is touched: each revision is taken by `git archive`.
 #
 # Usage: scripts/release_icount.sh [BASE [HEAD]]   (BASE default b09120e, HEAD default HEAD;
-# about 15 minutes: two release builds and 2 x 2 x 23 counted runs)
+# two release builds of the probe, then 22 rows x 2 pool sizes x 2 revisions x 2 runs under
+# callgrind: about 35 minutes in all on a busy 2-core machine)
+# The 2-thread rows count the idle worker's spinning (find_work, request_split), whose length
+# follows valgrind's thread switches: a row over 1.02x there is worth REPS=3 and a look at
+# the per-thread files (`callgrind_annotate --auto=no WORK/head-ROW-2.cg-02`) before it is
+# called a regression.
 # ROWS="sum_1k sort_u64 ..." narrows the rows, THREADS="1 2" the pool sizes, REPS=N repeats
 # each count (median). WORK=DIR keeps the copies, builds and profiles in DIR (reused by the
 # next run), KEEP=1 a fresh temporary one (printed), for callgrind_annotate:
