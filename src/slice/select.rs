@@ -433,8 +433,8 @@ mod tests {
         pool.install(|| {
             let mut random = 1u64;
             // Under Miri (an interpreter), lengths that still take several rounds of the
-            // parallel partition (the threshold is 16) but finish in seconds: 80 takes two
-            // rounds, as 120 did, in two thirds of the time.
+            // parallel partition (the threshold is 16) but finish in seconds (80, five times
+            // the threshold, in two thirds of the time 120 took).
             let lens: &[usize] = if cfg!(miri) {
                 &[17, 40, 80]
             } else {
