@@ -404,7 +404,10 @@ mod tests {
 
     /// `swap_partition`: the ones that go left first, in their order, then the others; a
     /// permutation.
+    // Not under Miri: `swap_partition` is safe code (`slice::swap`), and the unsafe moves
+    // around it run in `small_parts_agree_with_std`.
     #[test]
+    #[cfg_attr(miri, ignore = "no unsafe code")]
     fn swap_partition_splits_by_the_predicate() {
         let mut random = 3u64;
         for len in [0usize, 1, 2, 7, 100, 1000] {
@@ -430,9 +433,10 @@ mod tests {
         pool.install(|| {
             let mut random = 1u64;
             // Under Miri (an interpreter), lengths that still take several rounds of the
-            // parallel partition (the threshold is 16) but finish in seconds.
+            // parallel partition (the threshold is 16) but finish in seconds (80, five times
+            // the threshold, in two thirds of the time 120 took).
             let lens: &[usize] = if cfg!(miri) {
-                &[17, 40, 120]
+                &[17, 40, 80]
             } else {
                 &[17, 40, 100, 1000, 5000]
             };

@@ -113,7 +113,16 @@ fn patterns(len: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
 #[test]
 fn comparison_sorts_match_std() {
     for len in lengths() {
-        for (name, input) in patterns(len, len as u64 + 7) {
+        // Under Miri, not the patterns made for the radix and counting sorts (a comparison
+        // sort sees random keys in both), nor the sawtooth and the repeating descent, whose
+        // runs zigzag and organ also have (and which the pairs' `% 5` below turns into the
+        // same repeating cycle as sorted and reversed): two thirds of the time, and every
+        // merge, copy-back and reversal path still runs.
+        let skipped_under_miri = ["few_random", "high_bits", "sawtooth", "reversed_repeats"];
+        for (name, input) in patterns(len, len as u64 + 7)
+            .into_iter()
+            .filter(|(name, _)| !cfg!(miri) || !skipped_under_miri.contains(name))
+        {
             // (key, index) pairs: with few distinct keys, stability is visible.
             let pairs: Vec<(u64, usize)> = input
                 .iter()
@@ -232,10 +241,12 @@ impl RadixLike for char {
 fn radix_sorts_match_std() {
     for len in lengths() {
         check_radix::<u64>(len);
-        check_radix::<i64>(len);
         check_radix::<i32>(len);
         check_radix::<char>(len);
+        // Not under Miri: `i64` takes `u64`'s unsafe code at the same width (its sign flip is
+        // safe code); `i32` has the flip under Miri.
         if !cfg!(miri) {
+            check_radix::<i64>(len);
             check_radix::<u8>(len);
             check_radix::<i8>(len);
             check_radix::<u16>(len);
@@ -339,7 +350,11 @@ fn merging_runs_sorts_any_input() {
 #[test]
 fn merging_runs_gives_up_above_the_cap_untouched() {
     // 20 ascending runs of 50 keys, then 19 with an organ pipe's descending half in front.
-    let sawtooth: Vec<u64> = (0..1000).map(|i| i % 50).collect();
+    // Under Miri, runs of 8 and 9 keys: the caps count runs, not keys, and with `TINY` runs
+    // of 8 still span several blocks and take the parallel merges (a fifth of the keys, a
+    // fifth of the time).
+    let (run, level_run) = if cfg!(miri) { (8, 9) } else { (50, 37) };
+    let sawtooth: Vec<u64> = (0..20 * run).map(|i| i % run).collect();
     let mut got = sawtooth.clone();
     assert!(!runs::try_par_merge_runs(&mut got, 16, &TINY));
     assert_eq!(got, sawtooth);
@@ -349,12 +364,12 @@ fn merging_runs_gives_up_above_the_cap_untouched() {
     assert_eq!(got, expected);
     // Odd and even numbers of merge levels, with descending runs among them.
     for runs_wanted in 1..=9u64 {
-        let input: Vec<u64> = (0..runs_wanted * 37)
+        let input: Vec<u64> = (0..runs_wanted * level_run)
             .map(|i| {
-                if (i / 37) % 2 == 1 {
-                    1000 - i % 37
+                if (i / level_run) % 2 == 1 {
+                    1000 - i % level_run
                 } else {
-                    i % 37 * 3
+                    i % level_run * 3
                 }
             })
             .collect();
@@ -827,7 +842,14 @@ fn random_comparators_are_safe() {
 #[test]
 fn cached_key_panics_are_safe() {
     for len in panic_lengths() {
-        for panic_at in 0..len + 1 {
+        // Every key call, and none (`len`). Under Miri, about eight calls spread over the keys,
+        // the first and the last among them (the half-built key buffer's drop is the same code
+        // wherever the panic lands): a third of the time.
+        let stride = if cfg!(miri) { (len / 8).max(1) } else { 1 };
+        let mut panic_points: Vec<usize> = (0..len).step_by(stride).collect();
+        panic_points.extend([len.saturating_sub(1), len]);
+        panic_points.dedup();
+        for panic_at in panic_points {
             let drops = AtomicUsize::new(0);
             let calls = AtomicUsize::new(0);
             let mut v: Vec<Tracked<'_>> = (0..len)
