@@ -160,6 +160,18 @@ impl Registry {
         owner.is_some_and(|owner| std::ptr::eq(owner.seat().registry, self))
     }
 
+    /// Makes every worker of this pool that sleeps look again at how long it sleeps: loops
+    /// are being watched again, and a sleeping worker then patrols them (`watch.rs`).
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    pub(crate) fn nudge_sleepers(&self) {
+        if self.sleep.sleeping_workers() == 0 {
+            return;
+        }
+        for seat in &self.seats[..self.num_workers] {
+            seat.sleep_word.nudge();
+        }
+    }
+
     /// Whether the calling thread occupies a seat of this registry.
     #[inline]
     pub(crate) fn owns_current(&self) -> bool {
