@@ -783,7 +783,10 @@ fn patrol_wait(me: usize) -> Option<u64> {
     loop {
         let watcher = WATCHER.load(Ordering::SeqCst);
         if watcher == DEEP {
-            return None;
+            // A bound, not `None`: a watch's nudge (a futex wake that leaves the word as it
+            // is) that comes between the load above and the futex wait is lost, and the
+            // sleeper would not patrol that watch; it does after this.
+            return Some(DEEP_SLEEP_NS);
         }
         let now = ticks();
         let due = DUE.load(Ordering::Relaxed);
@@ -809,10 +812,15 @@ fn patrol_wait(me: usize) -> Option<u64> {
         }
         match patrol_round(me) {
             Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
-            None => return None,
+            None => return Some(DEEP_SLEEP_NS),
         }
     }
 }
+
+/// How long a worker sleeps at most while nobody patrols ([`DEEP`]): the bound on how late a
+/// watch whose nudge was lost is patrolled (20 wake-ups a second of each sleeping worker).
+#[cfg(all(target_os = "linux", not(miri)))]
+const DEEP_SLEEP_NS: u64 = 50_000_000;
 
 /// The watchman's loop, where workers cannot patrol (see the module docs).
 #[cfg(not(all(target_os = "linux", not(miri))))]

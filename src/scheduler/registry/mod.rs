@@ -164,9 +164,6 @@ impl Registry {
     /// are being watched again, and a sleeping worker then patrols them (`watch.rs`).
     #[cfg(all(target_os = "linux", not(loom), not(miri)))]
     pub(crate) fn nudge_sleepers(&self) {
-        if self.sleep.sleeping_workers() == 0 {
-            return;
-        }
         for seat in &self.seats[..self.num_workers] {
             seat.sleep_word.nudge();
         }
