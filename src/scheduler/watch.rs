@@ -31,7 +31,8 @@
 //! leaves) hands the rest out itself, before the first half's frames: it is the oldest and
 //! largest piece ([`take_own_rest`]).
 //!
-//! Costs: the watchman sleeps for good (no timer) after [`PATROL_ROUNDS`] rounds that see no
+//! Costs: the watchman sleeps for good (no timer; on Linux each sleeping worker wakes every
+//! 50 ms, the bound on a lost nudge) after [`PATROL_ROUNDS`] rounds that see no
 //! new watch ([`DEEP`]), and the next watch wakes it (on Linux a futex wake of each sleeping
 //! worker of its pool, which then sleep with a timeout again; elsewhere one `unpark`); while
 //! loops keep being watched it wakes every [`PATROL_NS`] (on Linux, the other sleeping
@@ -754,7 +755,7 @@ fn resume_patrols(registry: *const Registry) {
 pub(crate) fn sleep_watching(word: &SleepWord) {
     let me = std::ptr::from_ref(word) as usize;
     trace_event!(SleepBegin, word as *const SleepWord);
-    while word.wait_blocked_once(patrol_wait(me)) {}
+    while word.wait_blocked_once(Some(patrol_wait(me))) {}
     trace_event!(SleepEnd, word as *const SleepWord);
     if WATCHER.load(Ordering::Relaxed) == me
         && WATCHER
@@ -776,28 +777,28 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
     }
 }
 
-/// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again,
-/// `None` for no limit ([`DEEP`]); patrols first if one is due.
+/// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again
+/// (`DEEP_SLEEP_NS` while nobody patrols); patrols first if one is due.
 #[cfg(all(target_os = "linux", not(miri)))]
-fn patrol_wait(me: usize) -> Option<u64> {
+fn patrol_wait(me: usize) -> u64 {
     loop {
         let watcher = WATCHER.load(Ordering::SeqCst);
         if watcher == DEEP {
             // A bound, not `None`: a watch's nudge (a futex wake that leaves the word as it
             // is) that comes between the load above and the futex wait is lost, and the
             // sleeper would not patrol that watch; it does after this.
-            return Some(DEEP_SLEEP_NS);
+            return DEEP_SLEEP_NS;
         }
         let now = ticks();
         let due = DUE.load(Ordering::Relaxed);
         let left = due.wrapping_sub(now);
         if left != 0 && left < u64::MAX / 2 {
             let ns = ns_in(left).max(1);
-            return Some(if watcher == me || watcher == NOBODY {
+            return if watcher == me || watcher == NOBODY {
                 ns
             } else {
                 ns + PATROL_NS
-            });
+            };
         }
         // Due: this sleeper patrols, unless another took the patrol meanwhile.
         let guess = now.wrapping_add(ticks_in(PATROL_NS));
@@ -812,7 +813,7 @@ fn patrol_wait(me: usize) -> Option<u64> {
         }
         match patrol_round(me) {
             Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
-            None => return Some(DEEP_SLEEP_NS),
+            None => return DEEP_SLEEP_NS,
         }
     }
 }
