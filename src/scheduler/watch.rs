@@ -765,7 +765,8 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
     {
         // Leaving the patrol while a loop is watched: the other sleepers of this pool and of
         // the global pool look again at their timeouts (one that slept while nobody
-        // patrolled has none), so that one of them takes the patrol over.
+        // patrolled would otherwise wait up to `DEEP_SLEEP_NS`), so that one of them takes
+        // the patrol over.
         Owner::with_current(|owner| {
             if let Some(owner) = owner {
                 owner.registry().nudge_sleepers();
