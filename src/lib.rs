@@ -312,9 +312,13 @@
 //! Besides the pools' threads, the crate starts these, each only when first needed
 //! (`tests/docs_stay_true.rs` holds this list to the code):
 //!
-//! - `blitz-par-watch`, one per process, the first time a short loop runs: it hands the rest
-//!   of such a loop to the pool when its first items run long, and sleeps while no loop needs
-//!   it.
+//! - `blitz-par-start`, on Linux, at most one per process: when a short loop is watched (its
+//!   rest handed to the pool if its first items run long) before the global pool has
+//!   started, it starts that pool while the first items run, and exits. The watches
+//!   themselves are patrolled by workers while they sleep: no thread of its own.
+//! - `blitz-par-watch`, on other systems (where a worker's sleep has no timeout), one per
+//!   process, the first time a short loop runs: it hands the rest of such a loop to the pool
+//!   when its first items run long, and sleeps while no loop needs it.
 //! - `blitz-par-scratch`, one per process, the first time a sort gives back a large scratch
 //!   buffer: it unmaps the buffer kept for the next sort once no sort has used it for a
 //!   quarter of a second.

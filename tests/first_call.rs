@@ -37,7 +37,8 @@ fn a_short_first_loop_reports_an_unusable_variable() {
 
 /// The first parallel call of the process: a loop of two items, the first of which runs until
 /// another thread has run the second (20 s at most). The watch of the loop's first chunk hands
-/// the rest to the global pool, which the watchman starts while the first item runs.
+/// the rest to the global pool, which a thread of its own (`blitz-par-start` on Linux, the
+/// watchman elsewhere) starts while the first item runs.
 #[test]
 #[ignore = "run in a child process by a_first_loop_of_heavy_items_is_shared"]
 fn child_shares_a_first_loop_of_heavy_items() {

@@ -35,7 +35,8 @@ pub fn assert_one_pool(prefix: &str, num_threads: usize) {
     let foreign: Vec<&String> = names
         .iter()
         .filter(|n| {
-            !n.starts_with(prefix) && !["blitz-par-watch", "blitz-par-stall"].contains(&n.as_str())
+            !n.starts_with(prefix)
+                && !["blitz-par-watch", "blitz-par-start", "blitz-par-stall"].contains(&n.as_str())
         })
         .collect();
     assert!(

@@ -446,9 +446,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// not for the threads themselves to end: code after `run` in a thread may still be
     /// running, so join the threads yourself if you need that.
     ///
-    /// Only the workers come from `spawn`: the one helper thread of the whole process that
-    /// watches the first item of short parallel loops (`blitz-par-watch`, started by the
-    /// first such loop) is a `std::thread`. It runs no user code.
+    /// Only the workers come from `spawn`: the helper threads of the crate are
+    /// `std::thread`s and run no user code (on Linux, `blitz-par-start`, which starts the
+    /// global pool for a short loop watched before it started, then exits; elsewhere
+    /// `blitz-par-watch`, which watches the first item of short parallel loops).
     ///
     /// ```
     /// use std::sync::Mutex;

@@ -64,6 +64,23 @@ impl SleepWord {
         trace_event!(SleepEnd, self as *const SleepWord);
     }
 
+    /// Sleeper, asleep and counted: waits once while the word is BLOCKED or COUNTED, for at
+    /// most `ns` nanoseconds if given (the patrol of the watches, `watch::sleep_watching`).
+    /// Returns false if the word was already woken, true after the wait (woken, timed out or
+    /// spuriously: the caller looks again).
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    pub(crate) fn wait_blocked_once(&self, ns: Option<u64>) -> bool {
+        let state = self.state.load(Ordering::Acquire);
+        if state != BLOCKED && state != COUNTED {
+            return false;
+        }
+        match ns {
+            None => futex::wait(&self.state, state),
+            Some(ns) => futex::wait_timeout(&self.state, state, ns),
+        }
+        true
+    }
+
     /// Whether the word is BLOCKED or COUNTED (for the loom models).
     #[cfg(test)]
     pub(crate) fn is_blocked(&self) -> bool {
@@ -372,6 +389,11 @@ impl Sleep {
                 word.state
                     .compare_exchange(COUNTED, AWAKE, Ordering::SeqCst, Ordering::Relaxed);
         }
+        // A worker may patrol the watches while it sleeps (`watch.rs`); elsewhere the
+        // watchman thread does.
+        #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+        super::watch::sleep_watching(word);
+        #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
         word.wait_while_blocked();
         // RELEASED: a pool waker took us off the sleeping count; otherwise we do.
         if word.state.swap(AWAKE, Ordering::SeqCst) != RELEASED {

@@ -9,9 +9,11 @@
 //!
 //! So the driver *watches* the first chunk of a short loop instead ([`watch`]): it publishes
 //! the rest of the loop in its thread's watch slot (a pointer, a registry and a clock
-//! reading: three plain stores), runs the chunk, and takes the slot back with one swap. A
-//! background thread, the watchman, looks at the slots every [`PATROL_NS`] while loops are
-//! being watched. A slot watched for more than [`RESCUE_NS`] (about 50 us) has its rest
+//! reading: three plain stores), runs the chunk, and takes the slot back with one swap. The
+//! *watchman* looks at the slots every [`PATROL_NS`] while loops are being watched: on Linux
+//! that is whichever worker is asleep when a patrol is due ([`sleep_watching`]: a worker's
+//! sleep then has a timeout), so that a program runs on the pools' threads alone; elsewhere a
+//! background thread of its own. A slot watched for more than [`RESCUE_NS`] (about 50 us) has its rest
 //! taken (a CAS on the slot's pointer) and injected into the pool with the time the chunk
 //! has run so far, which tells the loop that picks it up that its items are heavy: it splits
 //! them down to single items and wakes sleepers for them at once (`Share::Waking`). The
@@ -29,17 +31,21 @@
 //! leaves) hands the rest out itself, before the first half's frames: it is the oldest and
 //! largest piece ([`take_own_rest`]).
 //!
-//! Costs: the watchman sleeps for good (no timer) after [`PATROL_ROUNDS`] rounds that see no
-//! new watch, and the next watch wakes it (one `unpark`, a futex wake); while loops keep
-//! being watched it wakes every [`PATROL_NS`], about 2,000 short wake-ups a second, and every
+//! Costs: the watchman sleeps for good (no timer; on Linux, every sleeping worker) after
+//! [`PATROL_ROUNDS`] rounds that see no new watch ([`DEEP`]), and the next watch wakes it (on
+//! Linux the pool waker's wake of one sleeping worker of its pool, which goes back to sleep
+//! and patrols; elsewhere one `unpark`); while
+//! loops keep being watched it wakes every [`PATROL_NS`] (on Linux, the other sleeping
+//! workers every [`PATROL_NS`] more, in case the patrolling one left its sleep), about 2,000 short wake-ups a second, and every
 //! [`RESCUE_AFTER_NS`] for a while after a rescue. A loop whose first chunk is short pays the
 //! three stores and the swap, and the first chunk's call out of the chunk loop: about 14 ns
 //! (a sum of 8 or 32 items on the 2-core VM, best of 101 rounds of 200 calls: 54 against 40
 //! ns; the sequential loop takes 2 to 3 ns). Longer loops pay one load ([`may_watch`]).
 //!
-//! The first watch starts nothing on its caller's path but the watchman's thread: outside
+//! The first watch starts nothing on its caller's path but one thread: outside
 //! every pool, before the global pool has started, the loop is watched if the pool is
-//! planned to have enough threads (`Watch::open`), and the watchman starts the pool while the
+//! planned to have enough threads (`Watch::open`), and that thread (on Linux
+//! `blitz-par-start`, which then exits; elsewhere the watchman) starts the pool while the
 //! chunk runs. A loop it leaves alone starts no thread, so a process's first short loop of
 //! cheap items costs what a later one does; the pool starts when a drive first wants to
 //! split (`scheduler::enter`). (Starting it took ~0.3 ms of the caller's time on the 2-core
@@ -64,8 +70,12 @@ use super::global::{global_registry, GLOBAL};
 use super::job::{JobHeader, JobRef};
 use super::latch::CountLatch;
 use super::registry::{Owner, Registry};
+#[cfg(all(target_os = "linux", not(miri)))]
+use super::sleep::SleepWord;
 use super::watch_slot::{Handoff, Taken};
-use crate::sync::{ns_in, ticks, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use crate::sync::{
+    ns_in, ticks, ticks_in, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
 use crate::tuning::{
     HURRY_ROUNDS, PATROL_NS, PATROL_ROUNDS, RESCUE_AFTER_NS, RESCUE_NS, RESCUE_SOON_NS,
     WATCH_ITEMS_PER_THREAD,
@@ -75,7 +85,9 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::{Arc, OnceLock};
+#[cfg(not(all(target_os = "linux", not(miri))))]
 use std::thread::Thread;
+#[cfg(not(all(target_os = "linux", not(miri))))]
 use std::time::Duration;
 
 /// The longest loop any pool would watch: [`WATCH_ITEMS_PER_THREAD`] items per thread of
@@ -102,15 +114,31 @@ pub(crate) fn may_watch(items: usize) -> bool {
     items <= max || max == 0
 }
 
-/// Watchman states.
-const PATROLLING: u32 = 0;
-/// The watchman sleeps until a watch unparks it.
-const DEEP: u32 = 1;
+/// Who patrols the watches ([`WATCHER`]): nobody in particular; any worker asleep (on
+/// Linux) or the watchman (elsewhere) patrols when a patrol is due ([`DUE`]).
+const NOBODY: usize = 0;
+/// Nobody patrols: no new watch for [`PATROL_ROUNDS`] patrols. Workers sleep without a
+/// timeout (the watchman parks without one) until a watch turns this back to [`NOBODY`].
+const DEEP: usize = 1;
 
-static STATE: AtomicU32 = AtomicU32::new(PATROLLING);
+/// [`NOBODY`], [`DEEP`], or the address of the sleep word of the worker that patrols now
+/// (Linux): it sleeps until the next patrol is due, the other sleepers a while longer, so
+/// that they take over only if it has left its sleep.
+static WATCHER: AtomicUsize = AtomicUsize::new(DEEP);
+
+/// The clock reading at which the next patrol is due: taken (a CAS) by the one that
+/// patrols then.
+static DUE: AtomicU64 = AtomicU64::new(0);
+/// Patrols in a row that saw no new watch.
+static QUIET: AtomicU32 = AtomicU32::new(0);
+/// The newest clock reading the last patrol saw in a slot.
+static NEWEST: AtomicU64 = AtomicU64::new(0);
+/// Patrols left at the short interval after a rescue.
+static HURRY: AtomicU32 = AtomicU32::new(0);
 
 /// The watchman thread, started by the first watch (`None` if it could not be started: then
-/// nothing is watched).
+/// nothing is watched). Where a worker's sleep has no timeout (off Linux), it patrols.
+#[cfg(not(all(target_os = "linux", not(miri))))]
 static WATCHMAN: OnceLock<Option<Thread>> = OnceLock::new();
 
 /// A thread's watch slot. Slots are never freed: a thread's slot is marked free when the
@@ -292,6 +320,7 @@ impl Drop for DriveMark {
 /// The watchman, started on first use. Started for the watch of a thread outside every pool
 /// before the global pool has started (`start_global`), it starts that pool first, on its own
 /// thread: the watched chunk runs meanwhile, and the pool is there if its rest is handed out.
+#[cfg(not(all(target_os = "linux", not(miri))))]
 fn watchman(start_global: bool) -> Option<&'static Thread> {
     WATCHMAN
         .get_or_init(|| {
@@ -308,6 +337,33 @@ fn watchman(start_global: bool) -> Option<&'static Thread> {
         })
         .as_ref()
 }
+
+/// Where sleeping workers patrol: nothing to start for a watch, unless it is opened before
+/// the global pool has started (`start_global`). Then a thread starts that pool, while the
+/// watched chunk runs, and ends: the pool's workers patrol. False if it could not start (the
+/// loop is then not watched).
+#[cfg(all(target_os = "linux", not(miri)))]
+fn watchman(start_global: bool) -> Option<()> {
+    static STARTER: OnceLock<bool> = OnceLock::new();
+    if !start_global {
+        return Some(());
+    }
+    STARTER
+        .get_or_init(|| {
+            std::thread::Builder::new()
+                .name("blitz-par-start".into())
+                .spawn(|| {
+                    global_registry();
+                })
+                .is_ok()
+        })
+        .then_some(())
+}
+
+/// Whether the patrol starts the global pool for a watch that names it before it started
+/// (the watchman thread does; a worker that patrols while asleep waits for
+/// `blitz-par-start` to have started it instead).
+const WATCHMAN_STARTS_GLOBAL: bool = cfg!(not(all(target_os = "linux", not(miri))));
 
 /// The registry a slot's rest goes to: the one its owner named, or the global pool for null
 /// (the watch of a thread outside every pool, opened before that pool started: see
@@ -521,14 +577,8 @@ impl<'o> Watch<'o> {
         self.slot
             .handoff
             .publish(job, self.registry, since, self.owner.is_none());
-        if STATE.load(Ordering::Relaxed) == DEEP
-            && STATE
-                .compare_exchange(DEEP, PATROLLING, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
-            if let Some(watchman) = watchman(false) {
-                watchman.unpark();
-            }
+        if WATCHER.load(Ordering::Relaxed) == DEEP {
+            resume_patrols(self.registry);
         }
     }
 
@@ -652,118 +702,254 @@ fn worth_rescue(registry: *const Registry, guest: bool) -> bool {
     }
 }
 
-/// The watchman's loop (see the module docs).
+/// The cold side of a watch published while nobody patrols ([`DEEP`]): patrols resume, the
+/// first one due [`RESCUE_AFTER_NS`] from now (the watch's item has just begun). Where workers
+/// patrol, every sleeping worker of the watch's pool (`registry`; null: the global pool,
+/// which may not have started) is made to look again at how long it sleeps; elsewhere the
+/// watchman is unparked. Plain loads and stores against the patroller going deep: a watch
+/// published just then may be missed (module docs).
+#[cold]
+#[inline(never)]
+fn resume_patrols(registry: *const Registry) {
+    DUE.store(
+        ticks().wrapping_add(ticks_in(RESCUE_AFTER_NS)),
+        Ordering::Relaxed,
+    );
+    QUIET.store(0, Ordering::Relaxed);
+    if WATCHER
+        .compare_exchange(DEEP, NOBODY, Ordering::SeqCst, Ordering::Relaxed)
+        .is_err()
+    {
+        return;
+    }
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        // SAFETY: a non-null registry is the watch's own pool, alive while its owner, this
+        // thread, runs in it.
+        match unsafe { registry.as_ref() } {
+            Some(registry) => {
+                registry.wake_a_patroller();
+            }
+            None => {
+                if let Some(global) = GLOBAL.get() {
+                    global.wake_a_patroller();
+                }
+            }
+        }
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    {
+        let _ = registry;
+        if let Some(watchman) = watchman(false) {
+            watchman.unpark();
+        }
+    }
+}
+
+/// The sleep of a worker asleep and counted on `word` (`Sleep::sleep`): while loops are being
+/// watched (not [`DEEP`]), it wakes when a patrol is due and patrols, if no other sleeper has
+/// taken that patrol; the worker that patrolled last ([`WATCHER`]) sleeps until the next one
+/// is due, the others [`PATROL_NS`] longer, so that one of them takes over only if it left
+/// its sleep. A patrol runs on a worker that is asleep, so it takes nothing from running work;
+/// and a rescue only helps while some worker is asleep or idle (`worth_rescue`), which then
+/// sleeps here or soon will. No thread beyond the pools' own is needed.
+#[cfg(all(target_os = "linux", not(miri)))]
+pub(crate) fn sleep_watching(word: &SleepWord) {
+    let me = std::ptr::from_ref(word) as usize;
+    trace_event!(SleepBegin, word as *const SleepWord);
+    while word.wait_blocked_once(patrol_wait(me)) {}
+    trace_event!(SleepEnd, word as *const SleepWord);
+    if WATCHER.load(Ordering::Relaxed) == me
+        && WATCHER
+            .compare_exchange(me, NOBODY, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        && slots().any(|slot| slot.handoff.is_watched())
+    {
+        // Leaving the patrol while a loop is watched: one sleeper of this pool, or else of
+        // the global pool, is woken (a sleeper that fell asleep while nobody patrolled waits
+        // without a timeout); it goes back to sleep at once, and patrols.
+        let woke = Owner::with_current(|owner| {
+            owner.is_some_and(|owner| owner.registry().wake_a_patroller())
+        });
+        if !woke {
+            if let Some(global) = GLOBAL.get() {
+                global.wake_a_patroller();
+            }
+        }
+    }
+}
+
+/// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again
+/// (`None`: until woken, while nobody patrols); patrols first if one is due.
+#[cfg(all(target_os = "linux", not(miri)))]
+fn patrol_wait(me: usize) -> Option<u64> {
+    loop {
+        let watcher = WATCHER.load(Ordering::SeqCst);
+        if watcher == DEEP {
+            // Until woken: the watch that ends `DEEP` wakes a sleeper with the pool waker's
+            // wake, which the futex wait cannot miss (`Registry::wake_a_patroller`).
+            return None;
+        }
+        let now = ticks();
+        let due = DUE.load(Ordering::Relaxed);
+        let left = due.wrapping_sub(now);
+        if left != 0 && left < u64::MAX / 2 {
+            let ns = ns_in(left).max(1);
+            return Some(if watcher == me || watcher == NOBODY {
+                ns
+            } else {
+                ns + PATROL_NS
+            });
+        }
+        // Due: this sleeper patrols, unless another took the patrol meanwhile.
+        let guess = now.wrapping_add(ticks_in(PATROL_NS));
+        if DUE
+            .compare_exchange(due, guess, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            continue;
+        }
+        if watcher != me {
+            let _ = WATCHER.compare_exchange(watcher, me, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        match patrol_round(me) {
+            Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
+            None => return None,
+        }
+    }
+}
+
+/// The watchman's loop, where workers cannot patrol (see the module docs).
+#[cfg(not(all(target_os = "linux", not(miri))))]
 fn patrol() {
-    let mut quiet = 0u32;
-    let mut newest = 0u64;
+    WATCHER.store(NOBODY, Ordering::Relaxed);
     let mut woken = false;
-    // Rounds left at the short interval after a rescue.
-    let mut hurry = 0u32;
     loop {
         if woken {
             // A watch woke us: its item has just begun.
             std::thread::park_timeout(Duration::from_nanos(RESCUE_AFTER_NS));
             woken = false;
         }
-        let now = ticks();
-        let mut watched = false;
-        let mut soon = false;
-        let mut latest = newest;
-        for slot in slots() {
-            let handoff = &slot.handoff;
-            let since = handoff.since();
-            if since.wrapping_sub(latest) < u64::MAX / 2 {
-                latest = since;
-            }
-            let job = handoff.watched();
-            if job.is_null() {
-                continue;
-            }
-            watched = true;
-            let age = now.wrapping_sub(since);
-            if age >= u64::MAX / 2 {
-                // Read `since` before the clock moved past it on this core: just begun.
-                continue;
-            }
-            let age = ns_in(age);
-            // An unindexed drive's watch whose leaves have moved its clock (`touch`): its
-            // thread finishes leaves and answers requests between them, so a rescue can wait
-            // for the next patrol. Hurrying for it woke the watchman every ~85 us for the
-            // whole first half of every long cheap drive (its leaves run past
-            // `RESCUE_SOON_NS`), each wake taking a core from the drive's threads.
-            let touched = handoff.touched();
-            if age < RESCUE_NS {
-                // Watched for a while already: its item is not a short one, look again when
-                // it is due. (The watches of a stream of short loops are younger than that,
-                // and wait for the next patrol.)
-                soon |= age >= RESCUE_SOON_NS && !touched;
-                continue;
-            }
-            // The registry is only compared with the global pool's address, and `guest` only
-            // counted: harmless if stale.
-            let (registry, guest) = handoff.hints();
-            if !worth_rescue(destination(registry), guest) {
-                continue;
-            }
-            if let Some(Taken { registry, guest }) = handoff.take(job) {
-                let registry = destination(registry);
-                // SAFETY: we took the frame out of its slot, so its owner waits on its latch
-                // (the frame and the registry it named, whose thread it is in, stay alive
-                // until the latch is set) and nobody else runs it. Its stores were made
-                // before its Release store of the pointer, which our CAS read. The registry
-                // pointer is an Arc's data pointer (`watch`, `destination`): every registry is
-                // made by `Arc::new_cyclic`, and the global one lives in `GLOBAL`.
-                let registry = unsafe {
-                    let head = job.cast_const().cast::<WatchHead>();
-                    *(*head).elapsed.get() = age;
-                    // Our own strong count: once the push below makes the rest visible, a
-                    // worker may run it and set the latch, the owner return and its pool be
-                    // dropped, all before `inject` has woken anyone (it reads the sleep state
-                    // after the push). The count keeps the registry until we are done.
-                    Arc::increment_strong_count(registry);
-                    Arc::from_raw(registry)
-                };
-                if guest {
-                    registry.active_guests.fetch_add(1, Ordering::Relaxed);
+        match patrol_round(NOBODY) {
+            Some(ns) => std::thread::park_timeout(Duration::from_nanos(ns)),
+            None => {
+                while WATCHER.load(Ordering::Acquire) == DEEP {
+                    std::thread::park();
                 }
-                trace_event!(Rescue, job);
-                // SAFETY: the frame is alive and ours to hand out (above); after the push
-                // we no longer touch it.
-                registry.inject(unsafe { JobRef::from_ptr(job) });
-                // The last count if the pool was dropped meanwhile: the registry is then
-                // dropped here.
-                drop(registry);
-                if !touched {
-                    hurry = HURRY_ROUNDS;
-                }
+                woken = true;
             }
         }
-        if latest != newest {
-            newest = latest;
-            quiet = 0;
-        } else if !watched {
-            quiet += 1;
+    }
+}
+
+/// One patrol over every slot (see the module docs), by `me` ([`WATCHER`]'s value for the
+/// patroller): rescues what is due and worth it. Returns the time until the next patrol, or
+/// `None` if nobody patrols from now on ([`DEEP`], stored here: no new watch for
+/// [`PATROL_ROUNDS`] patrols, and none watched now).
+fn patrol_round(me: usize) -> Option<u64> {
+    let now = ticks();
+    let mut watched = false;
+    let mut soon = false;
+    let newest = NEWEST.load(Ordering::Relaxed);
+    let mut latest = newest;
+    let mut hurry = HURRY.load(Ordering::Relaxed);
+    for slot in slots() {
+        let handoff = &slot.handoff;
+        let since = handoff.since();
+        if since.wrapping_sub(latest) < u64::MAX / 2 {
+            latest = since;
         }
-        if quiet >= PATROL_ROUNDS {
-            STATE.store(DEEP, Ordering::SeqCst);
-            if slots().any(|slot| slot.handoff.watched_seq_cst()) {
-                STATE.store(PATROLLING, Ordering::Relaxed);
-                continue;
-            }
-            while STATE.load(Ordering::Acquire) == DEEP {
-                std::thread::park();
-            }
-            quiet = 0;
-            woken = true;
+        let job = handoff.watched();
+        if job.is_null() {
             continue;
         }
-        hurry = hurry.saturating_sub(1);
-        std::thread::park_timeout(Duration::from_nanos(if soon || hurry > 0 {
-            RESCUE_AFTER_NS
-        } else {
-            PATROL_NS
-        }));
+        watched = true;
+        let age = now.wrapping_sub(since);
+        if age >= u64::MAX / 2 {
+            // Read `since` before the clock moved past it on this core: just begun.
+            continue;
+        }
+        let age = ns_in(age);
+        // An unindexed drive's watch whose leaves have moved its clock (`touch`): its
+        // thread finishes leaves and answers requests between them, so a rescue can wait
+        // for the next patrol. Hurrying for it woke the watchman every ~85 us for the
+        // whole first half of every long cheap drive (its leaves run past
+        // `RESCUE_SOON_NS`), each wake taking a core from the drive's threads.
+        let touched = handoff.touched();
+        if age < RESCUE_NS {
+            // Watched for a while already: its item is not a short one, look again when
+            // it is due. (The watches of a stream of short loops are younger than that,
+            // and wait for the next patrol.)
+            soon |= age >= RESCUE_SOON_NS && !touched;
+            continue;
+        }
+        // The registry is only compared with the global pool's address, and `guest` only
+        // counted: harmless if stale.
+        let (registry, guest) = handoff.hints();
+        if registry.is_null() && !WATCHMAN_STARTS_GLOBAL && GLOBAL.get().is_none() {
+            // The global pool is starting (`blitz-par-start`): look again next patrol. A
+            // worker of another pool must not wait for that start here, asleep and counted.
+            continue;
+        }
+        if !worth_rescue(destination(registry), guest) {
+            continue;
+        }
+        if let Some(Taken { registry, guest }) = handoff.take(job) {
+            let registry = destination(registry);
+            // SAFETY: we took the frame out of its slot, so its owner waits on its latch
+            // (the frame and the registry it named, whose thread it is in, stay alive
+            // until the latch is set) and nobody else runs it. Its stores were made
+            // before its Release store of the pointer, which our CAS read. The registry
+            // pointer is an Arc's data pointer (`watch`, `destination`): every registry is
+            // made by `Arc::new_cyclic`, and the global one lives in `GLOBAL`.
+            let registry = unsafe {
+                let head = job.cast_const().cast::<WatchHead>();
+                *(*head).elapsed.get() = age;
+                // Our own strong count: once the push below makes the rest visible, a
+                // worker may run it and set the latch, the owner return and its pool be
+                // dropped, all before `inject` has woken anyone (it reads the sleep state
+                // after the push). The count keeps the registry until we are done.
+                Arc::increment_strong_count(registry);
+                Arc::from_raw(registry)
+            };
+            if guest {
+                registry.active_guests.fetch_add(1, Ordering::Relaxed);
+            }
+            trace_event!(Rescue, job);
+            // SAFETY: the frame is alive and ours to hand out (above); after the push
+            // we no longer touch it.
+            registry.inject(unsafe { JobRef::from_ptr(job) });
+            // The last count if the pool was dropped meanwhile: the registry is then
+            // dropped here.
+            drop(registry);
+            if !touched {
+                hurry = HURRY_ROUNDS;
+            }
+        }
     }
+    NEWEST.store(latest, Ordering::Relaxed);
+    let mut quiet = QUIET.load(Ordering::Relaxed);
+    if latest != newest {
+        quiet = 0;
+    } else if !watched {
+        quiet += 1;
+    }
+    QUIET.store(quiet, Ordering::Relaxed);
+    if quiet >= PATROL_ROUNDS {
+        WATCHER.store(DEEP, Ordering::SeqCst);
+        if !slots().any(|slot| slot.handoff.watched_seq_cst()) {
+            QUIET.store(0, Ordering::Relaxed);
+            return None;
+        }
+        // A watch was published as we went deep: patrol on.
+        WATCHER.store(me, Ordering::Relaxed);
+    }
+    HURRY.store(hurry.saturating_sub(1), Ordering::Relaxed);
+    Some(if soon || hurry > 0 {
+        RESCUE_AFTER_NS
+    } else {
+        PATROL_NS
+    })
 }
 
 #[cfg(test)]

@@ -57,6 +57,28 @@ pub(crate) mod futex {
         atomic_wait::wait(atomic, expected)
     }
 
+    /// Blocks while `*atomic == expected`, for at most `ns` nanoseconds (or until a wake, or
+    /// spuriously): the wait of a sleeping worker that patrols the watches
+    /// (`scheduler/watch.rs`). Linux only, with `wait`'s own futex flags.
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    pub(crate) fn wait_timeout(atomic: &AtomicU32, expected: u32, ns: u64) {
+        let timeout = libc::timespec {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: `atomic` is a live, aligned 32-bit atomic and `timeout` outlives the call;
+        // FUTEX_WAIT only reads both (a relative timeout).
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                atomic,
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                &raw const timeout,
+            );
+        }
+    }
+
     /// Wakes one thread blocked in `wait` on `atomic`.
     #[cfg(not(loom))]
     #[inline]
