@@ -9,7 +9,7 @@
 //! runs both builds and prints the table.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use blitz_par::prelude::*;
 
@@ -37,7 +37,7 @@ fn sum_1000(c: &mut Criterion) {
         // 1,000 calls record about 10,000 events: the ring (65,536) drops none.
         const CALLS: u64 = 1000;
         b.iter_custom(|iters| {
-            let start = Instant::now();
+            let start = std::time::Instant::now();
             let mut left = iters;
             while left > 0 {
                 let calls = left.min(CALLS);
