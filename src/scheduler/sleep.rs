@@ -81,6 +81,18 @@ impl SleepWord {
         true
     }
 
+    /// Makes the thread asleep on this word, if it is asleep and counted, look again at how
+    /// long it sleeps (a futex wake that leaves the word as it is: the thread stays asleep
+    /// and counted). Returns whether it was asleep.
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    pub(crate) fn nudge(&self) -> bool {
+        if self.state.load(Ordering::SeqCst) == COUNTED {
+            futex::wake_one(&self.state);
+            return true;
+        }
+        false
+    }
+
     /// Whether the word is BLOCKED or COUNTED (for the loom models).
     #[cfg(test)]
     pub(crate) fn is_blocked(&self) -> bool {

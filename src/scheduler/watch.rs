@@ -31,10 +31,10 @@
 //! leaves) hands the rest out itself, before the first half's frames: it is the oldest and
 //! largest piece ([`take_own_rest`]).
 //!
-//! Costs: the watchman sleeps for good (no timer; on Linux, every sleeping worker) after
-//! [`PATROL_ROUNDS`] rounds that see no new watch ([`DEEP`]), and the next watch wakes it (on
-//! Linux the pool waker's wake of one sleeping worker of its pool, which goes back to sleep
-//! and patrols; elsewhere one `unpark`); while
+//! Costs: the watchman sleeps for good (no timer; on Linux each sleeping worker wakes every
+//! 50 ms, the bound on a lost nudge) after [`PATROL_ROUNDS`] rounds that see no
+//! new watch ([`DEEP`]), and the next watch wakes it (on Linux a futex wake of each sleeping
+//! worker of its pool, which then sleep with a timeout again; elsewhere one `unpark`); while
 //! loops keep being watched it wakes every [`PATROL_NS`] (on Linux, the other sleeping
 //! workers every [`PATROL_NS`] more, in case the patrolling one left its sleep), about 2,000 short wake-ups a second, and every
 //! [`RESCUE_AFTER_NS`] for a while after a rescue. A loop whose first chunk is short pays the
@@ -727,12 +727,10 @@ fn resume_patrols(registry: *const Registry) {
         // SAFETY: a non-null registry is the watch's own pool, alive while its owner, this
         // thread, runs in it.
         match unsafe { registry.as_ref() } {
-            Some(registry) => {
-                registry.wake_a_patroller();
-            }
+            Some(registry) => registry.nudge_sleepers(),
             None => {
                 if let Some(global) = GLOBAL.get() {
-                    global.wake_a_patroller();
+                    global.nudge_sleepers();
                 }
             }
         }
@@ -757,7 +755,7 @@ fn resume_patrols(registry: *const Registry) {
 pub(crate) fn sleep_watching(word: &SleepWord) {
     let me = std::ptr::from_ref(word) as usize;
     trace_event!(SleepBegin, word as *const SleepWord);
-    while word.wait_blocked_once(patrol_wait(me)) {}
+    while word.wait_blocked_once(Some(patrol_wait(me))) {}
     trace_event!(SleepEnd, word as *const SleepWord);
     if WATCHER.load(Ordering::Relaxed) == me
         && WATCHER
@@ -765,41 +763,43 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
             .is_ok()
         && slots().any(|slot| slot.handoff.is_watched())
     {
-        // Leaving the patrol while a loop is watched: one sleeper of this pool, or else of
-        // the global pool, is woken (a sleeper that fell asleep while nobody patrolled waits
-        // without a timeout); it goes back to sleep at once, and patrols.
-        let woke = Owner::with_current(|owner| {
-            owner.is_some_and(|owner| owner.registry().wake_a_patroller())
-        });
-        if !woke {
-            if let Some(global) = GLOBAL.get() {
-                global.wake_a_patroller();
+        // Leaving the patrol while a loop is watched: the other sleepers of this pool and of
+        // the global pool look again at their timeouts (one that slept while nobody
+        // patrolled would otherwise wait up to `DEEP_SLEEP_NS`), so that one of them takes
+        // the patrol over.
+        Owner::with_current(|owner| {
+            if let Some(owner) = owner {
+                owner.registry().nudge_sleepers();
             }
+        });
+        if let Some(global) = GLOBAL.get() {
+            global.nudge_sleepers();
         }
     }
 }
 
 /// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again
-/// (`None`: until woken, while nobody patrols); patrols first if one is due.
+/// (`DEEP_SLEEP_NS` while nobody patrols); patrols first if one is due.
 #[cfg(all(target_os = "linux", not(miri)))]
-fn patrol_wait(me: usize) -> Option<u64> {
+fn patrol_wait(me: usize) -> u64 {
     loop {
         let watcher = WATCHER.load(Ordering::SeqCst);
         if watcher == DEEP {
-            // Until woken: the watch that ends `DEEP` wakes a sleeper with the pool waker's
-            // wake, which the futex wait cannot miss (`Registry::wake_a_patroller`).
-            return None;
+            // A bound, not `None`: a watch's nudge (a futex wake that leaves the word as it
+            // is) that comes between the load above and the futex wait is lost, and the
+            // sleeper would not patrol that watch; it does after this.
+            return DEEP_SLEEP_NS;
         }
         let now = ticks();
         let due = DUE.load(Ordering::Relaxed);
         let left = due.wrapping_sub(now);
         if left != 0 && left < u64::MAX / 2 {
             let ns = ns_in(left).max(1);
-            return Some(if watcher == me || watcher == NOBODY {
+            return if watcher == me || watcher == NOBODY {
                 ns
             } else {
                 ns + PATROL_NS
-            });
+            };
         }
         // Due: this sleeper patrols, unless another took the patrol meanwhile.
         let guess = now.wrapping_add(ticks_in(PATROL_NS));
@@ -814,10 +814,15 @@ fn patrol_wait(me: usize) -> Option<u64> {
         }
         match patrol_round(me) {
             Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
-            None => return None,
+            None => return DEEP_SLEEP_NS,
         }
     }
 }
+
+/// How long a worker sleeps at most while nobody patrols ([`DEEP`]): the bound on how late a
+/// watch whose nudge was lost is patrolled (20 wake-ups a second of each sleeping worker).
+#[cfg(all(target_os = "linux", not(miri)))]
+const DEEP_SLEEP_NS: u64 = 50_000_000;
 
 /// The watchman's loop, where workers cannot patrol (see the module docs).
 #[cfg(not(all(target_os = "linux", not(miri))))]

@@ -160,21 +160,13 @@ impl Registry {
         owner.is_some_and(|owner| std::ptr::eq(owner.seat().registry, self))
     }
 
-    /// Wakes one sleeping worker of this pool, if one sleeps, with the pool waker's wake
-    /// (the sleep word moves, so the wake is never lost): loops are being watched again, and
-    /// a worker that goes back to sleep while they are patrols them (`watch.rs`), whereas one
-    /// that fell asleep while nobody patrolled waits without a timeout. Returns whether it
-    /// woke one.
+    /// Makes every worker of this pool that sleeps look again at how long it sleeps: loops
+    /// are being watched again, and a sleeping worker then patrols them (`watch.rs`).
     #[cfg(all(target_os = "linux", not(loom), not(miri)))]
-    pub(crate) fn wake_a_patroller(&self) -> bool {
-        // Orders the caller's store of `WATCHER` (SeqCst) before the reads of the sleep words
-        // below, against a sleeper's SeqCst CAS to COUNTED before its SeqCst load of
-        // `WATCHER`: either the sleeper reads the new `WATCHER`, or we read COUNTED and wake
-        // it (scheduler README, "Who patrols, on Linux").
-        fence(Ordering::SeqCst);
-        self.seats[..self.num_workers]
-            .iter()
-            .any(|seat| self.sleep.wake(&seat.sleep_word))
+    pub(crate) fn nudge_sleepers(&self) {
+        for seat in &self.seats[..self.num_workers] {
+            seat.sleep_word.nudge();
+        }
     }
 
     /// Whether the calling thread occupies a seat of this registry.
