@@ -185,6 +185,7 @@ where
         self.base.full()
     }
     forward_hints!(base: C => R, len);
+    forward_hints!(@absorb base: C => R);
 }
 
 impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>

@@ -167,8 +167,20 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
             Some((folder, _)) => folder,
             None => consumer.into_folder(),
         };
+        // Recorded as `fold_leaf` records a leaf: each chunk is one.
+        trace_event!(@after pacer.done != 0, LeafBegin);
         let folder = producer.fold_with(folder);
+        #[cfg(not(feature = "trace"))]
         pacer.record(n, remaining);
+        #[cfg(feature = "trace")]
+        pacer.record_by(
+            n,
+            remaining,
+            &super::policy::LiveAt(crate::trace::emit_reading(
+                crate::trace::Kind::LeafEnd,
+                n as u64,
+            )),
+        );
         // A full folder ends the loop at its next check (`full`).
         ((folder, reducer), false)
     }
@@ -195,9 +207,20 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
             Some((folder, _)) => folder,
             None => consumer.into_folder(),
         };
-        let result = producer.fold_with(folder).complete();
+        trace_event!(@after pacer.done != 0, LeafBegin);
+        let folder = producer.fold_with(folder);
+        #[cfg(not(feature = "trace"))]
         pacer.record(len, 0);
-        result
+        #[cfg(feature = "trace")]
+        pacer.record_by(
+            len,
+            0,
+            &super::policy::LiveAt(crate::trace::emit_reading(
+                crate::trace::Kind::LeafEnd,
+                len as u64,
+            )),
+        );
+        folder.complete()
     }
 }
 
@@ -248,7 +271,33 @@ where
             producer,
             consumer,
             pacer,
-        } => finish(done, split_and_join(len, producer, consumer, pacer), back),
+        } => {
+            let (done, consumer) = if C::MAY_ABSORB_BEFORE && !back {
+                offer_done::<P::Item, C>(done, consumer)
+            } else {
+                (done, consumer)
+            };
+            finish(done, split_and_join(len, producer, consumer, pacer), back)
+        }
+    }
+}
+
+/// Offers the result of the chunks folded so far to the consumer of the items after them
+/// (`Consumer::absorb_before`), before they are split: the front half, which this thread
+/// runs next, then carries it (a collect's first vector grows on, in place). Returns what
+/// is left to join in front of the split's result.
+#[inline]
+#[allow(clippy::type_complexity)]
+fn offer_done<I, C: Consumer<I>>(
+    done: Option<(C::Result, C::Reducer)>,
+    consumer: C,
+) -> (Option<(C::Result, C::Reducer)>, C) {
+    match done {
+        Some((result, reducer)) => {
+            let (consumer, back) = consumer.absorb_before(result);
+            (back.map(|result| (result, reducer)), consumer)
+        }
+        None => (None, consumer),
     }
 }
 
