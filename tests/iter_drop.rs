@@ -114,6 +114,51 @@ fn unindexed_collect_drops_on_panic() {
     });
 }
 
+/// A filtered collect long enough that its loops split on pools of 2, 3 and 8 threads, where
+/// the first vector is carried past a split into the half the calling thread goes on with
+/// (`Consumer::absorb_before`): the items equal the sequential ones, in order, and a panic
+/// late in the items (the carried vector full of items by then), or in the middle, drops each
+/// item once.
+#[test]
+fn filtered_collect_across_pools_keeps_order_and_drops_once() {
+    let n = if cfg!(miri) { 300 } else { 200_000 };
+    let kept = |i: usize| i % 7 < 3;
+    for threads in [1, 2, 3, 8] {
+        let pool = blitz_par::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        balanced(|| {
+            let v: Vec<Counted> = pool.install(|| {
+                (0..n)
+                    .into_par_iter()
+                    .filter(|&i| kept(i))
+                    .map(Counted::new)
+                    .collect()
+            });
+            assert!(v.iter().map(|c| c.value).eq((0..n).filter(|&i| kept(i))));
+        });
+        // Items that the filter keeps (multiples of 7).
+        for at in [n / 2 - n / 2 % 7, n - 7 - (n - 7) % 7] {
+            balanced(|| {
+                let panicked = panics_at(|| {
+                    pool.install(|| {
+                        (0..n)
+                            .into_par_iter()
+                            .filter(|&i| kept(i))
+                            .map(|i| {
+                                assert!(i != at, "injected panic");
+                                Counted::new(i)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                });
+                assert!(panicked, "{threads} threads, panic at {at}");
+            });
+        }
+    }
+}
+
 #[test]
 fn unzip_and_partition_drop_produced_items_on_panic() {
     for at in [0, N / 3, N - 1] {

@@ -258,6 +258,22 @@ quickcheck! {
             && expected.par_chars().filter(|c| c.len_utf8() > 1).count() == expected.chars().filter(|c| c.len_utf8() > 1).count()
     }
 
+    fn filtered_collect_on_pools_matches_std(v: Vec<u32>, reps: u16) -> bool {
+        // Up to ~100 * 1,000 items through an unpredictable filter, on pools of 1, 2, 3 and 8
+        // threads: long enough that the driver splits a loop after its first chunks, and the
+        // first vector is carried on into the half the calling thread goes on with.
+        let v: Vec<u64> = v.iter().cycle().take(v.len() * (usize::from(reps) % 1_000 + 1))
+            .enumerate().map(|(i, &x)| (i as u64) << 32 | u64::from(x)).collect();
+        let expected: Vec<u64> = v.iter().map(|x| x * 3).filter(|x| x % 7 < 3).collect();
+        [1, 2, 3, 8].into_iter().all(|threads| {
+            let pool = blitz_par::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let got: Vec<u64> = pool.install(|| v.par_iter().map(|x| x * 3).filter(|x| x % 7 < 3).collect());
+            let mut extended = vec![1, 2];
+            pool.install(|| extended.par_extend(v.par_iter().map(|x| x * 3).filter(|x| x % 7 < 3)));
+            got == expected && extended[..2] == [1, 2] && extended[2..] == expected[..]
+        })
+    }
+
     fn large_inputs_through_continuing_folders(v: Vec<u8>, reps: u16) -> bool {
         // Long inputs (up to ~100 * 2,000 items), so the driver peels many chunks into one
         // folder per loop: fold, try_fold, map_with/map_init, while_some, Option/Result and
