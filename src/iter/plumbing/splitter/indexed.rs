@@ -87,6 +87,16 @@ trait Chunks<P: Producer, C: Consumer<P::Item>> {
     /// The result of what is kept, with the reducer that joins it to the items left.
     fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)>;
 
+    /// [`close`](Chunks::close) where the loop splits the items left, whose consumer is
+    /// `consumer`: what is left to join in front of the split's result, and the consumer.
+    #[inline(always)]
+    fn close_at_split(
+        kept: Option<Self::Kept>,
+        consumer: C,
+    ) -> (Option<(C::Result, C::Reducer)>, C) {
+        (Self::close(kept), consumer)
+    }
+
     /// Folds the last `len` items in one chunk and joins them to what is kept.
     #[inline]
     fn fold_rest(
@@ -195,6 +205,22 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
         kept.map(|(folder, reducer)| (folder.complete(), reducer))
     }
 
+    /// Offers the closed folder's result to the consumer of the items left
+    /// (`Consumer::absorb_before`): the front half of their split, which this thread runs
+    /// next, then carries it (a collect's first vector grows on, in place).
+    #[inline]
+    fn close_at_split(
+        kept: Option<Self::Kept>,
+        consumer: C,
+    ) -> (Option<(C::Result, C::Reducer)>, C) {
+        let done = <Self as Chunks<P, C>>::close(kept);
+        if C::MAY_ABSORB_BEFORE {
+            offer_done::<P::Item, C>(done, consumer)
+        } else {
+            (done, consumer)
+        }
+    }
+
     #[inline]
     fn fold_rest(
         kept: Option<Self::Kept>,
@@ -271,21 +297,13 @@ where
             producer,
             consumer,
             pacer,
-        } => {
-            let (done, consumer) = if C::MAY_ABSORB_BEFORE && !back {
-                offer_done::<P::Item, C>(done, consumer)
-            } else {
-                (done, consumer)
-            };
-            finish(done, split_and_join(len, producer, consumer, pacer), back)
-        }
+        } => finish(done, split_and_join(len, producer, consumer, pacer), back),
     }
 }
 
 /// Offers the result of the chunks folded so far to the consumer of the items after them
-/// (`Consumer::absorb_before`), before they are split: the front half, which this thread
-/// runs next, then carries it (a collect's first vector grows on, in place). Returns what
-/// is left to join in front of the split's result.
+/// (`Consumer::absorb_before`), before they are split. Returns what is left to join in front
+/// of the split's result, and the consumer.
 #[inline]
 #[allow(clippy::type_complexity)]
 fn offer_done<I, C: Consumer<I>>(
@@ -389,8 +407,9 @@ where
                 return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
             }
             Step::Split => {
+                let (done, consumer) = L::close_at_split(kept, consumer);
                 return Driven::Split {
-                    done: L::close(kept),
+                    done,
                     back: L::FROM_BACK,
                     len,
                     producer,
