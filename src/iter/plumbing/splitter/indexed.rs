@@ -90,6 +90,7 @@ trait Chunks<P: Producer, C: Consumer<P::Item>> {
     /// [`close`](Chunks::close) where the loop splits the items left, whose consumer is
     /// `consumer`: what is left to join in front of the split's result, and the consumer.
     #[inline(always)]
+    #[allow(clippy::type_complexity)]
     fn close_at_split(
         kept: Option<Self::Kept>,
         consumer: C,
@@ -209,6 +210,7 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
     /// (`Consumer::absorb_before`): the front half of their split, which this thread runs
     /// next, then carries it (a collect's first vector grows on, in place).
     #[inline]
+    #[allow(clippy::type_complexity)]
     fn close_at_split(
         kept: Option<Self::Kept>,
         consumer: C,
