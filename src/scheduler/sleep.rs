@@ -17,7 +17,9 @@
 //!   AWAKE and leaves the count to the sleeper. Then it calls futex wake.
 
 use super::latch::CoreLatch;
-use crate::sync::{fence, futex, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering};
+use crate::sync::{
+    fence, futex, spinning_pays, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering,
+};
 use crate::tuning::{SPIN_PAUSES, SPIN_ROUNDS, YIELD_ROUNDS};
 
 const AWAKE: u32 = 0;
@@ -184,10 +186,12 @@ impl IdleState {
         }
     }
 
-    /// Pause between unsuccessful searches: spin first, then yield.
+    /// Pause between unsuccessful searches: spin first, then yield. On one CPU, yield from
+    /// the first round: a spinning thread holds the only CPU that the thread whose work it
+    /// waits for needs (`sync::spinning_pays`).
     #[inline]
     pub(crate) fn pause(&self) {
-        if self.rounds < SPIN_ROUNDS {
+        if self.rounds < SPIN_ROUNDS && spinning_pays() {
             for _ in 0..SPIN_PAUSES {
                 std::hint::spin_loop();
             }
