@@ -9,8 +9,8 @@
 #   scripts/join_onecpu_ab.sh BASE_REV      # e.g. scripts/join_onecpu_ab.sh main
 #
 # Run on a quiet machine, from the repository root. On the 2-core VM: about 3 minutes to build
-# the base revision (its own target directory), then about 40 seconds per round (three rounds:
-# about 2 minutes).
+# the base revision (its own target directory), then about a minute per round (three rounds:
+# about 3 minutes).
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 BASE_REV" >&2; exit 2; }
 unset BLITZ_NUM_THREADS RAYON_NUM_THREADS

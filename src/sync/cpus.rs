@@ -31,9 +31,9 @@ pub(crate) fn cpus_allowed() -> usize {
 /// container with one CPU, `taskset -c 0`). There the thread it waits for can run only once
 /// the waiter stops, so every pause delays what it waits for: a call handed to a pool's only
 /// worker from outside spent some 25 us a call in the worker's idle spin and the caller's
-/// (`PERF.md`, "Joins"). Read once per process, from the affinity mask of the first thread
-/// that asks (threads inherit it); under loom and Miri, always true (the waits' models do not
-/// depend on it).
+/// (`PERF.md`, "Joins"). Read once per process on Linux, from the affinity mask of the first
+/// thread that asks (threads inherit it; a CPU quota is not read, as for `cpus_allowed`);
+/// elsewhere, and under loom and Miri, always true (the waits' models do not depend on it).
 pub(crate) fn spinning_pays() -> bool {
     #[cfg(all(target_os = "linux", not(miri), not(loom)))]
     {
