@@ -142,6 +142,10 @@ pub(crate) struct IdleState {
     jobs_counter: u32,
     /// `Sleep::outside_wakes` when this thread last looked.
     outside_seen: u32,
+    /// Rounds that spin before the rounds that yield: `SPIN_ROUNDS`, or 0 where the process
+    /// may run on one CPU only (`sync::spinning_pays`). Looked up once per idle period, so
+    /// that a round costs what it did.
+    spin_rounds: u32,
 }
 
 impl IdleState {
@@ -150,6 +154,7 @@ impl IdleState {
             rounds: 0,
             jobs_counter: 0,
             outside_seen: 0,
+            spin_rounds: if spinning_pays() { SPIN_ROUNDS } else { 0 },
         }
     }
 
@@ -191,7 +196,7 @@ impl IdleState {
     /// waits for needs (`sync::spinning_pays`).
     #[inline]
     pub(crate) fn pause(&self) {
-        if self.rounds < SPIN_ROUNDS && spinning_pays() {
+        if self.rounds < self.spin_rounds {
             for _ in 0..SPIN_PAUSES {
                 std::hint::spin_loop();
             }
