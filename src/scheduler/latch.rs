@@ -17,7 +17,7 @@
 //! WAKING, which the waiter does not take for SET (`scheduler/README.md`, "Jobs and latches").
 
 use super::sleep::SleepWord;
-use crate::sync::{futex, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use crate::sync::{futex, spinning_pays, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 const UNSET: u32 = 0;
 const SLEEPY: u32 = 1;
@@ -300,8 +300,10 @@ impl BlockingLatch {
     /// Blocks until the latch is set.
     pub(crate) fn wait(&self) {
         // About 10 to 50 us of polling before paying for a futex sleep and wake: enough for
-        // short jobs injected into an awake pool.
-        for i in 0..200u32 {
+        // short jobs injected into an awake pool. On one CPU, yields only: spinning would
+        // hold the CPU that the setter needs (`sync::spinning_pays`).
+        let first = if spinning_pays() { 0 } else { 100 };
+        for i in first..200u32 {
             if self.probe() {
                 return;
             }

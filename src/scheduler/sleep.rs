@@ -17,7 +17,9 @@
 //!   AWAKE and leaves the count to the sleeper. Then it calls futex wake.
 
 use super::latch::CoreLatch;
-use crate::sync::{fence, futex, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering};
+use crate::sync::{
+    fence, futex, spinning_pays, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering,
+};
 use crate::tuning::{SPIN_PAUSES, SPIN_ROUNDS, YIELD_ROUNDS};
 
 const AWAKE: u32 = 0;
@@ -140,6 +142,10 @@ pub(crate) struct IdleState {
     jobs_counter: u32,
     /// `Sleep::outside_wakes` when this thread last looked.
     outside_seen: u32,
+    /// Rounds that spin before the rounds that yield: `SPIN_ROUNDS`, or 0 where the process
+    /// may run on one CPU only (`sync::spinning_pays`). Looked up once per idle period, so
+    /// that a round costs what it did.
+    spin_rounds: u32,
 }
 
 impl IdleState {
@@ -148,6 +154,7 @@ impl IdleState {
             rounds: 0,
             jobs_counter: 0,
             outside_seen: 0,
+            spin_rounds: if spinning_pays() { SPIN_ROUNDS } else { 0 },
         }
     }
 
@@ -184,10 +191,12 @@ impl IdleState {
         }
     }
 
-    /// Pause between unsuccessful searches: spin first, then yield.
+    /// Pause between unsuccessful searches: spin first, then yield. On one CPU, yield from
+    /// the first round: a spinning thread holds the only CPU that the thread whose work it
+    /// waits for needs (`sync::spinning_pays`).
     #[inline]
     pub(crate) fn pause(&self) {
-        if self.rounds < SPIN_ROUNDS {
+        if self.rounds < self.spin_rounds {
             for _ in 0..SPIN_PAUSES {
                 std::hint::spin_loop();
             }

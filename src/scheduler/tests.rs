@@ -256,6 +256,62 @@ fn only_seat_records_no_frame() {
     assert_eq!(one.install(|| super::join(|| 1, || 2)), (1, 2));
 }
 
+/// A pool's only seat has no thief, but its joins must still poll: a cancel reaches running
+/// work through the request flag of every seat (`Registry::interrupt`), which the join's poll
+/// reads. Work of a dropped `spawn_future` task made of joins alone (no loop of the iterator
+/// driver) stops at its next join on a pool of one thread; a join that skipped its poll there
+/// would run all 2^16 leaves.
+#[test]
+fn only_seat_join_notices_a_cancel() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::mpsc::channel;
+    use std::sync::Arc;
+
+    fn leaves(depth: u32, count: &AtomicUsize) {
+        if depth == 0 {
+            count.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        super::join(|| leaves(depth - 1, count), || leaves(depth - 1, count));
+    }
+    /// Sends the leaf count when the task's closure ends, returned or unwound.
+    struct Report(Arc<AtomicUsize>, std::sync::mpsc::Sender<usize>);
+    impl Drop for Report {
+        fn drop(&mut self) {
+            let _ = self.1.send(self.0.load(Ordering::Relaxed));
+        }
+    }
+
+    within(LIVENESS, "cancelled join-only work ended", || {
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        assert!(
+            !pool.install(|| super::registry::Owner::with_current(|o| o.unwrap().records())),
+            "not the only seat"
+        );
+        let (started_tx, started) = channel();
+        let (report_tx, report) = channel();
+        let dropped = Arc::new(AtomicBool::new(false));
+        let count = Arc::new(AtomicUsize::new(0));
+        let future = {
+            let (dropped, count) = (dropped.clone(), count.clone());
+            pool.spawn_future(move || {
+                let _report = Report(count.clone(), report_tx);
+                started_tx.send(()).unwrap();
+                // No poll until the future is gone: the cancel is in place before the joins.
+                while !dropped.load(Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
+                leaves(16, &count);
+            })
+        };
+        started.recv().unwrap();
+        drop(future);
+        dropped.store(true, Ordering::Release);
+        let ran = report.recv().unwrap();
+        assert_eq!(ran, 0, "the joins ran {ran} leaves after the cancel");
+    });
+}
+
 /// A thread that runs a job taken from a queue while older frames of its own wait unpromoted
 /// (a scope's wait, or `yield_now`, inside a join's `a`) must not promote them under that
 /// job's cancel token: a cancel of the job's work would then stop the outer join's `b`, which

@@ -26,6 +26,26 @@ pub(crate) fn cpus_allowed() -> usize {
     }
 }
 
+/// Whether a thread waiting for another should spin (pause instructions between looks)
+/// before it yields or sleeps: not when the process may run on one CPU only (a machine or
+/// container with one CPU, `taskset -c 0`). There the thread it waits for can run only once
+/// the waiter stops, so every pause delays what it waits for: a call handed to a pool's only
+/// worker from outside spent some 25 us a call in the worker's idle spin and the caller's
+/// (`PERF.md`, "Joins"). Read once per process on Linux, from the affinity mask of the first
+/// thread that asks (threads inherit it; a CPU quota is not read, as for `cpus_allowed`);
+/// elsewhere, and under loom and Miri, always true (the waits' models do not depend on it).
+pub(crate) fn spinning_pays() -> bool {
+    #[cfg(all(target_os = "linux", not(miri), not(loom)))]
+    {
+        static PAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *PAYS.get_or_init(|| cpus_allowed() > 1)
+    }
+    #[cfg(not(all(target_os = "linux", not(miri), not(loom))))]
+    {
+        true
+    }
+}
+
 /// `available_parallelism`, 1 if unknown.
 pub(crate) fn available_parallelism() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
