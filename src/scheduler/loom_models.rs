@@ -17,7 +17,7 @@ mod models {
     use crate::scheduler::registry::Registry;
     use crate::scheduler::sleep::{IdleState, Sleep, SleepWord};
     use crate::scheduler::watch_slot::Handoff;
-    use crate::sync::{AtomicBool, Ordering};
+    use crate::sync::{AtomicBool, AtomicUsize, Ordering};
     use loom::sync::Arc;
     use loom::thread;
 
@@ -180,6 +180,115 @@ mod models {
             pool_waker.join().unwrap();
             setter.join().unwrap();
             assert_eq!(sleep.sleeping_workers(), 0, "counted out exactly once");
+        });
+    }
+
+    /// As [`sleeper_is_counted_out_exactly_once`], with a nudge (`SleepWord::nudge`, a watch
+    /// ending the watchman's deep sleep) in place of the latch's setter: a nudge never ends
+    /// the sleep nor counts the sleeper out (NUDGED is asleep and counted), and a pool waker
+    /// that finds the word NUDGED counts it out as it does a COUNTED one. The sleeper is
+    /// woken by the pool waker (a posted job) alone, and counted out exactly once.
+    #[test]
+    fn nudged_sleeper_is_counted_out_exactly_once() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(2);
+        builder.check(|| {
+            let sleep = Arc::new(Sleep::new());
+            let word = Arc::new(SleepWord::new());
+            let job_posted = Arc::new(AtomicBool::new(false));
+            let pool_waker = {
+                let (sleep, word, job_posted) = (sleep.clone(), word.clone(), job_posted.clone());
+                thread::spawn(move || {
+                    job_posted.store(true, Ordering::Release);
+                    sleep.new_jobs(1, true, true, || sleep.wake(&word));
+                })
+            };
+            let nudger = {
+                let word = word.clone();
+                thread::spawn(move || {
+                    word.nudge();
+                })
+            };
+            let latch = CoreLatch::new();
+            let mut idle = IdleState::new();
+            sleep.start_looking();
+            sleep.announce_sleepy(&mut idle);
+            while !job_posted.load(Ordering::Acquire) {
+                // The wait of a worker asleep while nobody patrols (`watch::sleep_watching`
+                // reading `DEEP`): no timeout, nudges taken back.
+                let slept = sleep.sleep_with(
+                    &mut idle,
+                    &latch,
+                    &word,
+                    || job_posted.load(Ordering::Acquire),
+                    |word| while word.wait_once(|| None) {},
+                );
+                if !slept {
+                    sleep.announce_sleepy(&mut idle);
+                }
+            }
+            sleep.work_found();
+            pool_waker.join().unwrap();
+            nudger.join().unwrap();
+            assert_eq!(sleep.sleeping_workers(), 0, "counted out exactly once");
+            assert!(!word.is_blocked(), "the sleeper left its sleep");
+        });
+    }
+
+    /// A watch ending the deep sleep (`watch::resume_patrols`: `WATCHER` from `DEEP` to
+    /// `NOBODY`, then a nudge of each sleeper) racing with a worker going to sleep and making
+    /// its first wait (`watch::sleep_watching`, whose `look` reads `WATCHER` and waits without
+    /// a timeout on `DEEP`). Checked: when the sleeper makes its futex wait on COUNTED, it
+    /// either saw the watch or its word no longer holds COUNTED (a nudge is pending, so the
+    /// wait returns at once, or the nudger's futex wake that follows its CAS wakes it). Fails
+    /// if the nudge leaves the word as it is (a futex wake alone, lost when it comes between
+    /// the sleeper's look and its wait), or without the nudger's SeqCst fence.
+    #[test]
+    fn nudge_is_seen_or_pending() {
+        const NOBODY: usize = 0;
+        const DEEP: usize = 1;
+        loom::model(|| {
+            let sleep = Arc::new(Sleep::new());
+            let word = Arc::new(SleepWord::new());
+            let watcher = Arc::new(AtomicUsize::new(DEEP));
+            let nudger = {
+                let (word, watcher) = (word.clone(), watcher.clone());
+                thread::spawn(move || {
+                    let _ =
+                        watcher.compare_exchange(DEEP, NOBODY, Ordering::SeqCst, Ordering::Relaxed);
+                    word.nudge();
+                })
+            };
+            let latch = CoreLatch::new();
+            let mut idle = IdleState::new();
+            sleep.start_looking();
+            sleep.announce_sleepy(&mut idle);
+            let mut nudger = Some(nudger);
+            let slept = sleep.sleep_with(
+                &mut idle,
+                &latch,
+                &word,
+                || false,
+                |word| {
+                    let mut saw = false;
+                    // The first wait of the sleep, as `sleep_watching` makes it.
+                    let waited = word.wait_once(|| {
+                        saw = watcher.load(Ordering::SeqCst) != DEEP;
+                        saw.then_some(1)
+                    });
+                    assert!(waited, "nobody wakes the sleeper");
+                    // Whatever the nudger has still to do happens before the futex wait would
+                    // block for good: the word must then tell the wait to return.
+                    nudger.take().unwrap().join().unwrap();
+                    assert!(
+                        saw || !word.is_counted(),
+                        "the sleeper waits without a timeout on COUNTED, and missed the watch"
+                    );
+                },
+            );
+            assert!(slept, "the sleeper slept");
+            sleep.work_found();
+            assert_eq!(sleep.sleeping_workers(), 0, "counted out once");
         });
     }
 

@@ -10,11 +10,14 @@
 //!   posted since the last sleepy announcement) and even while "sleepy";
 //! - one [`SleepWord`] per seat, the futex the seat's thread sleeps on: AWAKE, BLOCKED
 //!   (about to sleep, not counted yet), COUNTED (asleep and counted among the sleeping
-//!   workers) or RELEASED (woken by its pool, which took it off the sleeping count). A pool
-//!   waker ([`Sleep::wake`]) moves COUNTED -> RELEASED and decrements the count itself, so
-//!   that a worker it woke stops counting as asleep at once, not when it next runs (tens of
-//!   microseconds on a VM); any other waker (a latch's setter) moves BLOCKED or COUNTED ->
-//!   AWAKE and leaves the count to the sleeper. Then it calls futex wake.
+//!   workers), NUDGED (asleep and counted, and must look again at who patrols the watches:
+//!   [`SleepWord::nudge`]) or RELEASED (woken by its pool, which took it off the sleeping
+//!   count). A pool waker ([`Sleep::wake`]) moves COUNTED or NUDGED -> RELEASED and
+//!   decrements the count itself, so that a worker it woke stops counting as asleep at once,
+//!   not when it next runs (tens of microseconds on a VM); any other waker (a latch's setter)
+//!   moves BLOCKED, COUNTED or NUDGED -> AWAKE and leaves the count to the sleeper. Then it
+//!   calls futex wake. A nudge moves COUNTED -> NUDGED only, and the sleeper moves it back:
+//!   it never ends a sleep.
 
 use super::latch::CoreLatch;
 use crate::sync::{
@@ -26,6 +29,10 @@ const AWAKE: u32 = 0;
 const BLOCKED: u32 = 1;
 const COUNTED: u32 = 2;
 const RELEASED: u32 = 3;
+/// Asleep and counted, as COUNTED, and told to look again at who patrols the watches
+/// ([`SleepWord::nudge`]); the sleeper moves it back to COUNTED before it looks. Every waker
+/// treats it as COUNTED.
+const NUDGED: u32 = 4;
 
 /// The futex word a seat's thread sleeps on.
 pub(crate) struct SleepWord {
@@ -53,52 +60,101 @@ impl SleepWord {
             .compare_exchange(BLOCKED, AWAKE, Ordering::SeqCst, Ordering::Relaxed);
     }
 
-    /// Sleeper: block until a waker moves the word to AWAKE or RELEASED.
+    /// Sleeper: block until a waker moves the word to AWAKE or RELEASED. A nudge is taken
+    /// back (NUDGED -> COUNTED) and the wait goes on: nobody here looks at the watches.
     fn wait_while_blocked(&self) {
         trace_event!(SleepBegin, self as *const SleepWord);
-        loop {
-            let state = self.state.load(Ordering::Acquire);
-            if state != BLOCKED && state != COUNTED {
-                break;
-            }
-            futex::wait(&self.state, state);
-        }
+        while self.wait_once(|| None) {}
         trace_event!(SleepEnd, self as *const SleepWord);
     }
 
-    /// Sleeper, asleep and counted: waits once while the word is BLOCKED or COUNTED, for at
-    /// most `ns` nanoseconds if given (the patrol of the watches, `watch::sleep_watching`).
-    /// Returns false if the word was already woken, true after the wait (woken, timed out or
-    /// spuriously: the caller looks again).
-    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
-    pub(crate) fn wait_blocked_once(&self, ns: Option<u64>) -> bool {
-        let state = self.state.load(Ordering::Acquire);
+    /// Sleeper, asleep: waits once while the word is BLOCKED or COUNTED, for at most the
+    /// nanoseconds that `look` returns, if any (the patrol of the watches,
+    /// `watch::sleep_watching`, reads `WATCHER` there). Returns false if the word was woken
+    /// (AWAKE or RELEASED), true after the wait (woken, timed out, nudged or spuriously: the
+    /// caller calls again).
+    ///
+    /// A nudge (NUDGED) is taken back to COUNTED first, then a SeqCst fence, then `look`:
+    /// either the nudger's CAS to NUDGED comes after this load, and the futex wait on COUNTED
+    /// returns at once (the value differs) or is woken by the nudger's futex wake, or `look`
+    /// sees what the nudger stored before its own fence (README, "Who patrols, on Linux").
+    /// So no nudge is lost, and the word never leaves the asleep-and-counted states here.
+    pub(crate) fn wait_once(&self, look: impl FnOnce() -> Option<u64>) -> bool {
+        let mut state = self.state.load(Ordering::Acquire);
+        if state == NUDGED {
+            // SeqCst CAS and fence: the sleeper's side of the nudge's Dekker pair (the same
+            // pair as `Sleep::sleep`'s step 4 fence after its CAS to COUNTED).
+            state = match self.state.compare_exchange(
+                NUDGED,
+                COUNTED,
+                Ordering::SeqCst,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => COUNTED,
+                Err(now) => now,
+            };
+            fence(Ordering::SeqCst);
+        }
         if state != BLOCKED && state != COUNTED {
+            // Woken: AWAKE or RELEASED (only this thread moves NUDGED back to COUNTED).
             return false;
         }
-        match ns {
+        match look() {
             None => futex::wait(&self.state, state),
+            #[cfg(all(target_os = "linux", not(loom), not(miri)))]
             Some(ns) => futex::wait_timeout(&self.state, state, ns),
+            // No timed wait here: the caller looks again after a spurious return.
+            #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+            Some(_) => futex::wait(&self.state, state),
         }
         true
     }
 
-    /// Makes the thread asleep on this word, if it is asleep and counted, look again at how
-    /// long it sleeps (a futex wake that leaves the word as it is: the thread stays asleep
-    /// and counted). Returns whether it was asleep.
-    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    /// Makes the thread asleep and counted on this word, if any, look again at how long it
+    /// sleeps (`wait_once`'s `look`): COUNTED -> NUDGED, then a futex wake. The thread stays
+    /// asleep and counted: it moves the word back to COUNTED and sleeps on. Returns whether
+    /// it nudged.
+    ///
+    /// What the sleeper must see (a store to `WATCHER`) is stored before this call; the
+    /// SeqCst fence here orders that store before the load of the word, against the
+    /// sleeper's CAS to COUNTED and its fence before `look` (README, "Who patrols, on
+    /// Linux"): either this load sees COUNTED and the word becomes NUDGED, which the
+    /// sleeper's futex wait cannot miss, or the sleeper's `look` sees the store. A word found
+    /// BLOCKED (not counted yet) or NUDGED (a nudge pending) needs nothing: its sleeper's
+    /// `look` comes after its next CAS to COUNTED and fence.
+    #[cfg(any(all(target_os = "linux", not(miri)), loom))]
     pub(crate) fn nudge(&self) -> bool {
-        if self.state.load(Ordering::SeqCst) == COUNTED {
-            futex::wake_one(&self.state);
-            return true;
+        fence(Ordering::SeqCst);
+        let mut state = self.state.load(Ordering::SeqCst);
+        while state == COUNTED {
+            match self
+                .state
+                .compare_exchange(COUNTED, NUDGED, Ordering::SeqCst, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    futex::wake_one(&self.state);
+                    return true;
+                }
+                Err(now) => state = now,
+            }
         }
         false
     }
 
-    /// Whether the word is BLOCKED or COUNTED (for the loom models).
+    /// Whether the word is BLOCKED, COUNTED or NUDGED (for the loom models).
     #[cfg(test)]
     pub(crate) fn is_blocked(&self) -> bool {
-        matches!(self.state.load(Ordering::SeqCst), BLOCKED | COUNTED)
+        matches!(
+            self.state.load(Ordering::SeqCst),
+            BLOCKED | COUNTED | NUDGED
+        )
+    }
+
+    /// Whether the word holds COUNTED, the value a sleeper's futex wait blocks on (for the
+    /// loom models: a sleeper that waits there is woken only by a change of the word).
+    #[cfg(all(test, loom))]
+    pub(crate) fn is_counted(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == COUNTED
     }
 
     /// Waker without access to the sleeping count (a latch's setter): wake the thread if it
@@ -106,7 +162,7 @@ impl SleepWord {
     #[inline]
     pub(crate) fn wake(&self) -> bool {
         let mut state = self.state.load(Ordering::Relaxed);
-        while state == BLOCKED || state == COUNTED {
+        while state == BLOCKED || state == COUNTED || state == NUDGED {
             match self
                 .state
                 .compare_exchange(state, AWAKE, Ordering::SeqCst, Ordering::Relaxed)
@@ -354,6 +410,25 @@ impl Sleep {
         word: &SleepWord,
         injector_has_jobs: impl Fn() -> bool,
     ) -> bool {
+        // A worker may patrol the watches while it sleeps (`watch.rs`); elsewhere the
+        // watchman thread does.
+        #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+        let wait = super::watch::sleep_watching;
+        #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+        let wait = SleepWord::wait_while_blocked;
+        self.sleep_with(idle, latch, word, injector_has_jobs, wait)
+    }
+
+    /// [`Sleep::sleep`], whose sleep, once counted, is `wait(word)`: it returns once the word
+    /// is woken (AWAKE or RELEASED). The loom models pass their own.
+    pub(crate) fn sleep_with(
+        &self,
+        idle: &mut IdleState,
+        latch: &CoreLatch,
+        word: &SleepWord,
+        injector_has_jobs: impl Fn() -> bool,
+        wait: impl FnOnce(&SleepWord),
+    ) -> bool {
         if !latch.get_sleepy() {
             if !latch.probe() {
                 // WAKING: a setter found us asleep, woke us and is about to store SET. Let it
@@ -403,19 +478,24 @@ impl Sleep {
             return true;
         }
         // Pairs with the fence an injector runs between pushing and reading the counters:
-        // either it sees us sleeping and wakes us, or we see its job here.
+        // either it sees us sleeping and wakes us, or we see its job here. It is also the
+        // sleeper's fence of the nudge's pair (`SleepWord::nudge`): the first `look` of the
+        // wait below comes after it.
         fence(Ordering::SeqCst);
         if injector_has_jobs() || latch.probe() {
-            let _ =
-                word.state
-                    .compare_exchange(COUNTED, AWAKE, Ordering::SeqCst, Ordering::Relaxed);
+            // COUNTED, or NUDGED if a nudge came meanwhile: either way still asleep here.
+            let mut state = word.state.load(Ordering::Relaxed);
+            while state == COUNTED || state == NUDGED {
+                match word
+                    .state
+                    .compare_exchange(state, AWAKE, Ordering::SeqCst, Ordering::Relaxed)
+                {
+                    Ok(_) => break,
+                    Err(now) => state = now,
+                }
+            }
         }
-        // A worker may patrol the watches while it sleeps (`watch.rs`); elsewhere the
-        // watchman thread does.
-        #[cfg(all(target_os = "linux", not(loom), not(miri)))]
-        super::watch::sleep_watching(word);
-        #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
-        word.wait_while_blocked();
+        wait(word);
         // RELEASED: a pool waker took us off the sleeping count; otherwise we do.
         if word.state.swap(AWAKE, Ordering::SeqCst) != RELEASED {
             self.counters.fetch_sub(SLEEPING_ONE, Ordering::SeqCst);
@@ -426,7 +506,7 @@ impl Sleep {
     }
 
     /// Pool waker: wakes `word`'s thread if it is blocked. If it is asleep and counted
-    /// (COUNTED), marks it RELEASED and takes it off the sleeping count now: until the woken
+    /// (COUNTED or NUDGED), marks it RELEASED and takes it off the sleeping count now: until the woken
     /// thread runs (tens of microseconds on a VM, more under load) the count would otherwise
     /// still hold it, and the heartbeat, which wakes only while more workers sleep than guests
     /// run parallel work, woke one worker too many on the 2-core VM in most calls that began
@@ -438,7 +518,7 @@ impl Sleep {
         loop {
             let (new, counted) = match state {
                 BLOCKED => (AWAKE, false),
-                COUNTED => (RELEASED, true),
+                COUNTED | NUDGED => (RELEASED, true),
                 _ => return false,
             };
             match word

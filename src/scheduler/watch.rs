@@ -31,10 +31,11 @@
 //! leaves) hands the rest out itself, before the first half's frames: it is the oldest and
 //! largest piece ([`take_own_rest`]).
 //!
-//! Costs: the watchman sleeps for good (no timer; on Linux each sleeping worker wakes every
-//! 50 ms, the bound on a lost nudge) after [`PATROL_ROUNDS`] rounds that see no
-//! new watch ([`DEEP`]), and the next watch wakes it (on Linux a futex wake of each sleeping
-//! worker of its pool, which then sleep with a timeout again; elsewhere one `unpark`); while
+//! Costs: the watchman sleeps for good (no timer; on Linux the sleeping workers wait without
+//! a timeout) after [`PATROL_ROUNDS`] rounds that see no
+//! new watch ([`DEEP`]), and the next watch wakes it (on Linux it *nudges* each sleeping
+//! worker of its pool, `SleepWord::nudge`: a change of the sleep word and a futex wake that
+//! cannot be lost, after which they sleep with a timeout again; elsewhere one `unpark`); while
 //! loops keep being watched it wakes every [`PATROL_NS`] (on Linux, the other sleeping
 //! workers every [`PATROL_NS`] more, in case the patrolling one left its sleep), about 2,000 short wake-ups a second, and every
 //! [`RESCUE_AFTER_NS`] for a while after a rescue. A loop whose first chunk is short pays the
@@ -755,7 +756,10 @@ fn resume_patrols(registry: *const Registry) {
 pub(crate) fn sleep_watching(word: &SleepWord) {
     let me = std::ptr::from_ref(word) as usize;
     trace_event!(SleepBegin, word as *const SleepWord);
-    while word.wait_blocked_once(Some(patrol_wait(me))) {}
+    // Each wait looks at `WATCHER` after taking back a nudge and a SeqCst fence
+    // (`SleepWord::wait_once`), so a watch's nudge is never lost, and a sleeper that reads
+    // `DEEP` waits without a timeout.
+    while word.wait_once(|| patrol_wait(me)) {}
     trace_event!(SleepEnd, word as *const SleepWord);
     if WATCHER.load(Ordering::Relaxed) == me
         && WATCHER
@@ -764,9 +768,11 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
         && slots().any(|slot| slot.handoff.is_watched())
     {
         // Leaving the patrol while a loop is watched: the other sleepers of this pool and of
-        // the global pool look again at their timeouts (one that slept while nobody
-        // patrolled would otherwise wait up to `DEEP_SLEEP_NS`), so that one of them takes
-        // the patrol over.
+        // the global pool look again at their timeouts (one that read `DEEP` before the
+        // watch and was not nudged, a sleeper of this pool when another pool's watch ended
+        // the deep sleep, would otherwise wait without a timeout), so that one of them takes
+        // the patrol over. The nudge's fence orders the CAS above before its load of each
+        // word: a nudged sleeper reads `NOBODY` or a later value.
         Owner::with_current(|owner| {
             if let Some(owner) = owner {
                 owner.registry().nudge_sleepers();
@@ -779,27 +785,26 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
 }
 
 /// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again
-/// (`DEEP_SLEEP_NS` while nobody patrols); patrols first if one is due.
+/// (`None`: until woken or nudged, while nobody patrols); patrols first if one is due.
 #[cfg(all(target_os = "linux", not(miri)))]
-fn patrol_wait(me: usize) -> u64 {
+fn patrol_wait(me: usize) -> Option<u64> {
     loop {
+        // After the sleeper's fence (`SleepWord::wait_once`): a watch that ends the deep
+        // sleep after this load nudges the word, and the futex wait returns.
         let watcher = WATCHER.load(Ordering::SeqCst);
         if watcher == DEEP {
-            // A bound, not `None`: a watch's nudge (a futex wake that leaves the word as it
-            // is) that comes between the load above and the futex wait is lost, and the
-            // sleeper would not patrol that watch; it does after this.
-            return DEEP_SLEEP_NS;
+            return None;
         }
         let now = ticks();
         let due = DUE.load(Ordering::Relaxed);
         let left = due.wrapping_sub(now);
         if left != 0 && left < u64::MAX / 2 {
             let ns = ns_in(left).max(1);
-            return if watcher == me || watcher == NOBODY {
+            return Some(if watcher == me || watcher == NOBODY {
                 ns
             } else {
                 ns + PATROL_NS
-            };
+            });
         }
         // Due: this sleeper patrols, unless another took the patrol meanwhile.
         let guess = now.wrapping_add(ticks_in(PATROL_NS));
@@ -814,15 +819,10 @@ fn patrol_wait(me: usize) -> u64 {
         }
         match patrol_round(me) {
             Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
-            None => return DEEP_SLEEP_NS,
+            None => return None,
         }
     }
 }
-
-/// How long a worker sleeps at most while nobody patrols ([`DEEP`]): the bound on how late a
-/// watch whose nudge was lost is patrolled (20 wake-ups a second of each sleeping worker).
-#[cfg(all(target_os = "linux", not(miri)))]
-const DEEP_SLEEP_NS: u64 = 50_000_000;
 
 /// The watchman's loop, where workers cannot patrol (see the module docs).
 #[cfg(not(all(target_os = "linux", not(miri))))]
