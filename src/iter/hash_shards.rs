@@ -39,7 +39,7 @@ use std::hash::{BuildHasher, Hash};
 type Fast = foldhash::fast::RandomState;
 
 /// An inner table: a shard's or a leaf's groups.
-type Table<K, A> = HashMap<K, A, Fast>;
+type Table<K, A, H = Fast> = HashMap<K, A, H>;
 
 /// One shard of one leaf of [`by_key_associative`]: its table, then its dealt pairs.
 type LeafShard<K, V, A> = (Table<K, Option<A>>, Vec<(K, V)>);
@@ -105,13 +105,84 @@ impl Sharder {
     /// One std `HashMap` from the shards' tables (whose keys are disjoint), leaving out the
     /// groups whose accumulator is `None` (an `aggregate` that dropped its group). Sized
     /// once for all the groups: it never grows.
-    fn assemble<K: Eq + Hash, A>(&self, shards: Vec<Table<K, Option<A>>>) -> HashMap<K, A> {
+    ///
+    /// The insertions are serial (see the module docs); for a table larger than the caches
+    /// they are made in the order of the buckets they land in ([`extend_in_bucket_order`]).
+    fn assemble<K, A>(&self, shards: Vec<Table<K, Option<A>>>) -> HashMap<K, A>
+    where
+        K: Eq + Hash + Send,
+        A: Send,
+    {
         let groups = shards.iter().map(HashMap::len).sum();
         let mut map = HashMap::with_capacity(groups);
-        for shard in shards {
-            map.extend(shard.into_iter().filter_map(|(k, a)| Some((k, a?))));
+        if groups < BUCKET_ORDER_MIN || self.bits == 0 {
+            for shard in shards {
+                map.extend(shard.into_iter().filter_map(|(k, a)| Some((k, a?))));
+            }
+            return map;
         }
+        extend_in_bucket_order(&mut map, shards);
         map
+    }
+}
+
+/// At least this many groups before [`Sharder::assemble`] orders its insertions by bucket:
+/// below it the returned table fits in a core's caches, and a random order costs little.
+const BUCKET_ORDER_MIN: usize = 1 << 16;
+
+/// [`extend_in_bucket_order`] sorts the entries into this many ranges of buckets (a few
+/// pages of the table each).
+const BUCKET_RANGES_LOG: u32 = 12;
+
+/// Inserts the groups of `shards` (keys distinct from each other and from `map`'s, which has
+/// room for them all; `None` groups left out) into `map` in the order of the buckets it
+/// first probes for them, so that the serial insertions write the table from one end to the
+/// other instead of at random: one range of a few pages at a time, not a cache miss or two
+/// per key.
+///
+/// std's table (hashbrown) probes first at `hash & (buckets - 1)`, with a power-of-two
+/// number of buckets of which it fills at most 7/8, which `capacity` gives back. Only the
+/// speed depends on that: distinct keys in any order build the same map. Each shard, in
+/// parallel, hashes its keys with the map's own hasher and sorts them by range; the
+/// insertions then take range 0 of every shard, range 1, and so on (they hash each key
+/// again: std's table takes no hash from outside).
+fn extend_in_bucket_order<K, A, S, FH>(
+    map: &mut HashMap<K, A, S>,
+    shards: Vec<Table<K, Option<A>, FH>>,
+) where
+    K: Eq + Hash + Send,
+    A: Send,
+    S: BuildHasher + Sync,
+    FH: Send,
+{
+    let buckets = (map.capacity() / 7 * 8).max(1).next_power_of_two();
+    let shift = buckets.trailing_zeros().saturating_sub(BUCKET_RANGES_LOG);
+    let ranges = (buckets >> shift).max(1);
+    let hasher = map.hasher();
+    // Per shard: its groups sorted by range, and how many fall in each range.
+    let sorted: Vec<(Vec<(u32, (K, A))>, Vec<u32>)> = shards
+        .into_par_iter()
+        .map(|shard| {
+            let mut groups = Vec::with_capacity(shard.len());
+            groups.extend(shard.into_iter().filter_map(|(k, a)| {
+                let range = (hasher.hash_one(&k) as usize & (buckets - 1)) >> shift;
+                Some((range as u32, (k, a?)))
+            }));
+            groups.sort_unstable_by_key(|&(range, _)| range);
+            let mut counts = vec![0u32; ranges];
+            for &(range, _) in &groups {
+                counts[range as usize] += 1;
+            }
+            (groups, counts)
+        })
+        .collect();
+    let (groups, counts): (Vec<_>, Vec<_>) = sorted.into_iter().unzip();
+    let mut groups: Vec<_> = groups.into_iter().map(Vec::into_iter).collect();
+    for range in 0..ranges {
+        for (shard, counts) in groups.iter_mut().zip(&counts) {
+            let n = counts[range] as usize;
+            map.extend(shard.by_ref().take(n).map(|(_, group)| group));
+        }
     }
 }
 
@@ -476,6 +547,58 @@ mod tests {
                     assert_eq!(firsts, want_firsts, "{threads} {modulus} {first_check}");
                     assert_eq!(counts, want_counts, "{threads} {modulus} {first_check}");
                 }
+            }
+        }
+    }
+
+    /// Over `BUCKET_ORDER_MIN` groups the result is inserted in bucket order: the same map,
+    /// on one thread (one shard, the plain path) and on several.
+    #[test]
+    fn many_groups_assemble_in_bucket_order() {
+        let n = 400_000u64;
+        let modulus = 3 * BUCKET_ORDER_MIN as u64 + 1;
+        let mut want = std::collections::HashMap::new();
+        for x in 0..n {
+            *want.entry(x * 7919 % modulus).or_insert(0usize) += 1;
+        }
+        assert!(want.len() > BUCKET_ORDER_MIN);
+        for threads in [1, 2, 3] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let counts = pool.install(|| {
+                by_key_associative(
+                    (0..n).into_par_iter().map(|x| (x * 7919 % modulus, ())),
+                    &|acc: Option<usize>, _: &u64, ()| Some(acc.unwrap_or(0) + 1),
+                    &|_: &u64, l, r| l + r,
+                )
+            });
+            assert_eq!(counts, want, "{threads} threads");
+        }
+    }
+
+    /// Any hasher, a map that already holds keys, groups dropped (`None`), and a few keys
+    /// or none, over one shard or several.
+    #[test]
+    fn extend_in_bucket_order_inserts_every_group() {
+        type Hasher = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+        for n in [0u32, 1, 7, 1000, 70_000] {
+            for parts in [1, 3] {
+                let mut shards: Vec<Table<u32, Option<u32>, Hasher>> =
+                    (0..parts).map(|_| HashMap::default()).collect();
+                for k in 0..n {
+                    let group = (k % 5 != 0).then_some(k * 2);
+                    shards[k as usize % parts].insert(k, group);
+                }
+                let mut map: HashMap<u32, u32, Hasher> = HashMap::default();
+                map.insert(u32::MAX, 0);
+                map.reserve(n as usize);
+                extend_in_bucket_order(&mut map, shards);
+                let kept = (0..n).filter(|k| k % 5 != 0);
+                assert_eq!(map.len(), kept.clone().count() + 1, "{n} {parts}");
+                assert!(kept.into_iter().all(|k| map[&k] == k * 2));
+                assert_eq!(map[&u32::MAX], 0);
             }
         }
     }
