@@ -1,6 +1,6 @@
 //! Idle workers stay asleep: once no loop has been watched for a while, nobody patrols the
-//! watches and a sleeping worker waits without a timeout (`scheduler/watch.rs`, "Who patrols,
-//! on Linux"), so an idle pool's workers do not wake at all; and a loop watched after that
+//! watches and a sleeping worker waits for a nudge, or a second at most (`scheduler/watch.rs`,
+//! "Who patrols, on Linux"), so an idle pool's workers hardly wake; and a loop watched after that
 //! still has its rest handed out (the watch nudges the sleepers, and the nudge cannot be
 //! lost). One test in its own file: in a process running other tests, their watches would
 //! keep the sleepers patrolling.
@@ -18,8 +18,9 @@ use std::time::Duration;
 
 /// How long one measured stretch of idleness lasts.
 const WINDOW: Duration = Duration::from_millis(300);
-/// The most wake-ups, of all the pool's workers together, a quiet stretch may hold: none are
-/// expected; a few are left for the kernel's own (a migration, a signal). Before, each sleeping
+/// The most wake-ups, of all the pool's workers together, a quiet stretch may hold: at most
+/// one per worker is expected (the one-second backstop of a deep sleep); one more is left for
+/// the kernel's own (a migration, a signal). Before, each sleeping
 /// worker woke every 50 ms while idle: 12 a stretch with two.
 const MOST: u64 = 3;
 /// Stretches to wait for a quiet one: the patrols stop some milliseconds after the last
@@ -47,7 +48,7 @@ fn first_item_waits(pool: &blitz_par::ThreadPool, name: &str, n: usize) {
 /// A pool of two workers, after a watched loop whose rest a patrol handed out, goes idle:
 /// within a few stretches of `WINDOW` its workers stop waking (the patrols end and nobody
 /// patrols), and stay so. Then a loop whose first item runs long, watched while the sleepers
-/// wait without a timeout, still has its rest handed out; and the pool goes quiet again.
+/// wait for a nudge, still has its rest handed out; and the pool goes quiet again.
 #[test]
 fn idle_workers_do_not_wake_and_a_new_watch_still_rescues() {
     let pool = blitz_par::ThreadPoolBuilder::new()
@@ -57,7 +58,8 @@ fn idle_workers_do_not_wake_and_a_new_watch_still_rescues() {
     let tids = pool.broadcast(|_| idle::my_tid());
     for round in 0..4 {
         // Watched while nobody patrols (from the second round on, the pool was quiet: the
-        // sleepers waited without a timeout), rescued only if the nudge reached a sleeper.
+        // sleepers waited for a nudge), rescued at once if the nudge reached a sleeper (the
+        // loom model `nudge_is_seen_or_pending` checks that it always does).
         first_item_waits(&pool, &format!("round {round}"), 4);
         let (counts, quiet) = idle::until_quiet(&tids, WINDOW, MOST, WINDOWS);
         assert!(

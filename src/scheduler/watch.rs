@@ -758,7 +758,7 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
     trace_event!(SleepBegin, word as *const SleepWord);
     // Each wait looks at `WATCHER` after taking back a nudge and a SeqCst fence
     // (`SleepWord::wait_once`), so a watch's nudge is never lost, and a sleeper that reads
-    // `DEEP` waits without a timeout.
+    // `DEEP` waits until nudged or woken, or at most `DEEP_BACKSTOP_NS`.
     while word.wait_once(|| patrol_wait(me)) {}
     trace_event!(SleepEnd, word as *const SleepWord);
     if WATCHER.load(Ordering::Relaxed) == me
@@ -785,7 +785,7 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
 }
 
 /// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again
-/// (`None`: until woken or nudged, while nobody patrols); patrols first if one is due.
+/// ([`DEEP_BACKSTOP_NS`] while nobody patrols); patrols first if one is due.
 #[cfg(all(target_os = "linux", not(miri)))]
 fn patrol_wait(me: usize) -> Option<u64> {
     loop {
@@ -793,7 +793,7 @@ fn patrol_wait(me: usize) -> Option<u64> {
         // sleep after this load nudges the word, and the futex wait returns.
         let watcher = WATCHER.load(Ordering::SeqCst);
         if watcher == DEEP {
-            return None;
+            return Some(DEEP_BACKSTOP_NS);
         }
         let now = ticks();
         let due = DUE.load(Ordering::Relaxed);
@@ -819,10 +819,18 @@ fn patrol_wait(me: usize) -> Option<u64> {
         }
         match patrol_round(me) {
             Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
-            None => return None,
+            None => return Some(DEEP_BACKSTOP_NS),
         }
     }
 }
+
+/// How long a sleeper that read `DEEP` waits before it looks again, if no nudge or wake
+/// comes first. Nudges are never lost, but two races leave a watch without a nudge (the
+/// scheduler README, "What stays uncovered"): a loop whose first item waits for another of
+/// its items then waits at most this long for its rescue, where it would otherwise wait for
+/// the next watch. One short wake-up a second per sleeping worker.
+#[cfg(all(target_os = "linux", not(miri)))]
+const DEEP_BACKSTOP_NS: u64 = 1_000_000_000;
 
 /// The watchman's loop, where workers cannot patrol (see the module docs).
 #[cfg(not(all(target_os = "linux", not(miri))))]
