@@ -134,6 +134,10 @@ const BUCKET_ORDER_MIN: usize = 1 << 16;
 /// pages of the table each).
 const BUCKET_RANGES_LOG: u32 = 12;
 
+/// One shard's groups sorted by their range of buckets, each with its range, and the number
+/// of groups in each range.
+type RangeSorted<K, A> = (Vec<(u32, (K, A))>, Vec<u32>);
+
 /// Inserts the groups of `shards` (keys distinct from each other and from `map`'s, which has
 /// room for them all; `None` groups left out) into `map` in the order of the buckets it
 /// first probes for them, so that the serial insertions write the table from one end to the
@@ -160,7 +164,7 @@ fn extend_in_bucket_order<K, A, S, FH>(
     let ranges = (buckets >> shift).max(1);
     let hasher = map.hasher();
     // Per shard: its groups sorted by range, and how many fall in each range.
-    let sorted: Vec<(Vec<(u32, (K, A))>, Vec<u32>)> = shards
+    let sorted: Vec<RangeSorted<K, A>> = shards
         .into_par_iter()
         .map(|shard| {
             let mut groups = Vec::with_capacity(shard.len());
