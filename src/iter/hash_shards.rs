@@ -21,8 +21,10 @@
 //!
 //! Both end in [`Sharder::assemble`]: the shards' tables are moved into one std `HashMap`
 //! (std's `RandomState`, the type the methods return), reserved once. That step is serial
-//! (one insertion per distinct key, the only SipHash of a key): std's `HashMap` cannot be
-//! built from disjoint parts or written by several threads (PERF.md).
+//! (one insertion per distinct key): std's `HashMap` cannot be built from disjoint parts or
+//! written by several threads (PERF.md). For many groups the shards first hash their keys
+//! with the result's hasher and sort them by bucket, in parallel, so that the insertions
+//! write the table in order instead of at random ([`extend_in_bucket_order`]).
 //!
 //! No unsafe code: a panic in a user closure unwinds through owned vectors and tables, which
 //! drop every item they hold exactly once.
