@@ -114,11 +114,9 @@ fn unindexed_collect_drops_on_panic() {
     });
 }
 
-/// A filtered collect long enough that its loops split on pools of 2, 3 and 8 threads, where
-/// the first vector is carried past a split into the half the calling thread goes on with
-/// (`Consumer::absorb_before`): the items equal the sequential ones, in order, and a panic
-/// late in the items (the carried vector full of items by then), or in the middle, drops each
-/// item once.
+/// A filtered collect long enough that its loops split on pools of 2, 3 and 8 threads: the
+/// items equal the sequential ones, in order, and a panic late in the items, or in the
+/// middle, drops each item once.
 #[test]
 fn filtered_collect_across_pools_keeps_order_and_drops_once() {
     // Under Miri one pool of 2 and one panic (87 s of Miri's clock for all of them).

@@ -260,8 +260,7 @@ quickcheck! {
 
     fn filtered_collect_on_pools_matches_std(v: Vec<u32>, reps: u16) -> bool {
         // Up to ~100 * 1,000 items through an unpredictable filter, on pools of 1, 2, 3 and 8
-        // threads: long enough that the driver splits a loop after its first chunks, and the
-        // first vector is carried on into the half the calling thread goes on with.
+        // threads: long enough that the driver splits a loop after its first chunks.
         let v: Vec<u64> = v.iter().cycle().take(v.len() * (usize::from(reps) % 1_000 + 1))
             .enumerate().map(|(i, &x)| (i as u64) << 32 | u64::from(x)).collect();
         let expected: Vec<u64> = v.iter().map(|x| x * 3).filter(|x| x % 7 < 3).collect();

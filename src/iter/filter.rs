@@ -133,7 +133,6 @@ where
         self.base.full()
     }
     forward_hints!(base: C => R, len);
-    forward_hints!(@absorb base: C => R);
 }
 
 impl<'p, T, R, C, P> UnindexedConsumer<T> for FilterMapConsumer<'p, C, P>

@@ -185,7 +185,6 @@ where
         self.base.full()
     }
     forward_hints!(base: C => R, len);
-    forward_hints!(@absorb base: C => R);
 }
 
 impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>

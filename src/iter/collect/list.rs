@@ -7,36 +7,26 @@
 //! The run that holds the first items is the exception: it grows one vector, as a sequential
 //! `collect` does, and the caller adopts that vector as the result, so those items are written
 //! once, in place. On one thread that is every item: no block is allocated or copied, and the
-//! memory a previous call freed is reused as a sequential `collect` reuses it. Where the loop
-//! of the first items splits its rest, the driver hands that vector to the rest's consumer
-//! (`absorb_before`), and the half this thread goes on with grows it on: everything the
-//! calling thread folds on the leftmost path of the split tree is written in place, and only
-//! what other threads fold is copied.
+//! memory a previous call freed is reused as a sequential `collect` reuses it.
 
 use std::cell::Cell;
 
 use crate::iter::plumbing::*;
 use std::collections::LinkedList;
 
-pub(crate) struct ListVecConsumer<T> {
+pub(crate) struct ListVecConsumer {
     /// Whether the items of this consumer come first in the result (nothing is split off to
     /// its left): its folder then grows one vector instead of a run of blocks. A `Cell`, so
     /// that `split_off_left` (by reference) can hand the place to the consumer it makes. Only
     /// a choice of strategy: either kind of folder gives a correct list.
     first: Cell<bool>,
-    /// The vectors of the items just before this consumer's, taken from the driver
-    /// (`absorb_before`): its folder starts after them, and grows the last of them on when
-    /// it is the only one (the first vector of a collect, carried past a split). Handed to
-    /// the consumer of this one's first items at every split; a `Cell` for `split_off_left`.
-    before: Cell<Option<LinkedList<Vec<T>>>>,
 }
 
-impl<T> ListVecConsumer<T> {
+impl ListVecConsumer {
     /// The consumer of a whole collect (its folder holds the first items).
     pub(crate) fn new() -> Self {
         ListVecConsumer {
             first: Cell::new(true),
-            before: Cell::new(None),
         }
     }
 
@@ -44,23 +34,11 @@ impl<T> ListVecConsumer<T> {
     fn later() -> Self {
         ListVecConsumer {
             first: Cell::new(false),
-            before: Cell::new(None),
         }
     }
 }
 
-impl<T> Drop for ListVecConsumer<T> {
-    fn drop(&mut self) {
-        // The driver makes a folder of every consumer that carries items (`before`), or the
-        // items would be dropped unseen (not leaked: dropped once, by the list).
-        debug_assert!(
-            std::thread::panicking() || self.before.get_mut().is_none(),
-            "a consumer carrying items was dropped without a folder"
-        );
-    }
-}
-
-impl<T: Send> Consumer<T> for ListVecConsumer<T> {
+impl<T: Send> Consumer<T> for ListVecConsumer {
     /// The items in order, whatever the grouping (only the vectors they come in differ).
     const GROUPING: Grouping = Grouping::Free;
     type Folder = ListVecFolder<T>;
@@ -70,17 +48,7 @@ impl<T: Send> Consumer<T> for ListVecConsumer<T> {
         (self, ListVecConsumer::later(), ListReducer)
     }
     fn into_folder(self) -> ListVecFolder<T> {
-        let mut full = self.before.take().unwrap_or_default();
-        // The one vector of the items before these can only be the growing first one, or a
-        // lone block of a later run: growing either on is correct, and only the first one is
-        // ever offered on the hot path (a later run's list has several blocks).
-        let grow = self.first.get() || full.len() == 1;
-        let vec = if grow {
-            full.pop_back().unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        ListVecFolder { full, vec, grow }
+        ListVecFolder::new(self.first.get())
     }
     fn full(&self) -> bool {
         false
@@ -89,21 +57,12 @@ impl<T: Send> Consumer<T> for ListVecConsumer<T> {
     fn folder_continues(&self) -> bool {
         true
     }
-    const MAY_ABSORB_BEFORE: bool = true;
-    fn absorb_before(self, mut before: Self::Result) -> (Self, Option<Self::Result>) {
-        if let Some(mut mine) = self.before.take() {
-            before.append(&mut mine);
-        }
-        self.before.set(Some(before));
-        (self, None)
-    }
 }
 
-impl<T: Send> UnindexedConsumer<T> for ListVecConsumer<T> {
+impl<T: Send> UnindexedConsumer<T> for ListVecConsumer {
     fn split_off_left(&self) -> Self {
         ListVecConsumer {
             first: Cell::new(self.first.replace(false)),
-            before: Cell::new(self.before.take()),
         }
     }
     fn to_reducer(&self) -> ListReducer {
@@ -120,8 +79,7 @@ impl<T: Send> UnindexedConsumer<T> for ListVecConsumer<T> {
 /// all where the allocator grows the block in place or remaps it), against the certain copy
 /// of every block.
 pub(crate) struct ListVecFolder<T> {
-    /// Full blocks, in order, all before `vec` (empty when `grow`, but for what a consumer
-    /// carried in: `ListVecConsumer::before`).
+    /// Full blocks, in order (always empty when `grow`).
     full: LinkedList<Vec<T>>,
     /// The block being filled (capacity 0 before the first item).
     vec: Vec<T>,
@@ -137,6 +95,14 @@ const FIRST_BLOCK: usize = 16;
 const MAX_BLOCK_BYTES: usize = 8 << 20;
 
 impl<T> ListVecFolder<T> {
+    fn new(grow: bool) -> Self {
+        ListVecFolder {
+            full: LinkedList::new(),
+            vec: Vec::new(),
+            grow,
+        }
+    }
+
     /// Starts a new block (the current one is full) with room for at least `hint` items,
     /// where the chunk being folded says that many may come.
     #[cold]
@@ -304,88 +270,11 @@ mod tests {
         let right = ListVecConsumer::new();
         let left = UnindexedConsumer::<usize>::split_off_left(&right);
         let all: Vec<usize> = (0..n).collect();
-        let items = |c: ListVecConsumer<usize>| {
+        let items = |c: ListVecConsumer| {
             lens(&in_chunks(Consumer::<usize>::into_folder(c), &all).complete())
         };
         assert_eq!(items(left), [n]);
         assert!(items(right).len() > 1);
-    }
-
-    /// The driver's hand-over at a split (`absorb_before`): the first vector, closed after a
-    /// loop's chunks, goes to the consumer of the rest, and on to its left half, whose folder
-    /// grows that same vector on (no new allocation while it has room); the right half still
-    /// fills blocks. A later consumer handed several blocks keeps them in front of its own.
-    /// Every item comes out once, in order.
-    #[test]
-    fn absorbed_first_vector_grows_on_in_the_left_half() {
-        let n = if cfg!(miri) { 60 } else { 6_000 };
-        let (first, rest, reducer) = Consumer::<usize>::split_at(ListVecConsumer::new(), n);
-        let folder = in_chunks(
-            Consumer::<usize>::into_folder(first),
-            &(0..n).collect::<Vec<_>>(),
-        );
-        let done = folder.complete();
-        assert_eq!(lens(&done), [n]);
-        let (rest, back) = Consumer::<usize>::absorb_before(rest, done);
-        assert!(back.is_none());
-        let (left, right, inner) = Consumer::<usize>::split_at(rest, n);
-        let mut folder = Consumer::<usize>::into_folder(left);
-        assert!(folder.grow && folder.full.is_empty());
-        assert_eq!(folder.vec.len(), n);
-        let (ptr, room) = (folder.vec.as_ptr(), folder.vec.capacity() - n);
-        folder = folder.consume_iter(n..n + room);
-        assert_eq!(folder.vec.as_ptr(), ptr, "grown on in place");
-        folder = in_chunks(folder, &(n + room..2 * n + room).collect::<Vec<_>>());
-        let left = folder.complete();
-        assert_eq!(lens(&left), [2 * n + room]);
-        let later: Vec<usize> = (2 * n + room..4 * n).collect();
-        let right = in_chunks(Consumer::<usize>::into_folder(right), &later).complete();
-        assert!(lens(&right).len() > 1);
-        // What the whole drive returns: nothing left in front (it was absorbed).
-        let all = reducer.reduce(LinkedList::new(), inner.reduce(left, right));
-        assert!(all.into_iter().flatten().eq(0..4 * n));
-
-        // A later run's blocks, handed to the consumer after them, stay in front of its items.
-        let blocks = in_chunks(
-            Consumer::<usize>::into_folder(ListVecConsumer::later()),
-            &(0..n).collect::<Vec<_>>(),
-        )
-        .complete();
-        assert!(blocks.len() > 1);
-        let (next, back) = Consumer::<usize>::absorb_before(ListVecConsumer::later(), blocks);
-        assert!(back.is_none());
-        let left = UnindexedConsumer::<usize>::split_off_left(&next);
-        let folded = in_chunks(
-            Consumer::<usize>::into_folder(left),
-            &(n..2 * n).collect::<Vec<_>>(),
-        );
-        assert!(!folded.grow);
-        assert!(folded.complete().into_iter().flatten().eq(0..2 * n));
-        assert!(Consumer::<usize>::into_folder(next).complete().is_empty());
-    }
-
-    /// A consumer dropped while it carries items (a panic before its folder was made) drops
-    /// them once, with the list that holds them.
-    #[test]
-    fn carried_items_drop_once_with_their_consumer() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted;
-        impl Drop for Counted {
-            fn drop(&mut self) {
-                DROPS.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        let result = std::panic::catch_unwind(|| {
-            let first = Consumer::<Counted>::into_folder(ListVecConsumer::new())
-                .consume_iter((0..10).map(|_| Counted))
-                .complete();
-            let (carrier, _) = Consumer::<Counted>::absorb_before(ListVecConsumer::later(), first);
-            let _carrier = carrier;
-            panic!("boom");
-        });
-        assert!(result.is_err());
-        assert_eq!(DROPS.load(Ordering::Relaxed), 10);
     }
 
     /// A panic in the iterator a growing folder consumes drops every item pushed so far once.

@@ -137,28 +137,6 @@ pub trait Consumer<Item>: Send + Sized {
     /// [`folder_continues`]: Consumer::folder_continues
     const FOLDER_MAY_CONTINUE: bool = false;
 
-    /// Offers the consumer `before`, the result of the items just before its own, to put in
-    /// front of its result; returns the consumer and `before` back if it declines (the
-    /// default, always correct), `None` if it took it. The indexed driver offers it where it
-    /// splits a loop's rest after closing the folder of the loop's first chunks: the half this
-    /// thread goes on with then carries those items, so that a collect keeps growing the one
-    /// vector that becomes its result instead of starting blocks to copy later. Asked only
-    /// when [`MAY_ABSORB_BEFORE`] is true. A blitz-par extension; adapters whose result is
-    /// their base's forward it.
-    ///
-    /// [`MAY_ABSORB_BEFORE`]: Consumer::MAY_ABSORB_BEFORE
-    #[inline]
-    fn absorb_before(self, before: Self::Result) -> (Self, Option<Self::Result>) {
-        (self, Some(before))
-    }
-
-    /// Whether [`absorb_before`] may take what it is offered: the driver offers it only when
-    /// this is true, and otherwise leaves the offer out of the code it compiles. The default,
-    /// false, is always correct. A blitz-par extension.
-    ///
-    /// [`absorb_before`]: Consumer::absorb_before
-    const MAY_ABSORB_BEFORE: bool = false;
-
     /// Whether the driver should peel chunks off the back of each loop instead of the front,
     /// and run the back half of a split first: true for searches that want the last match
     /// (`find_last`), which can then stop as soon as one is found. Chunks are still folded
@@ -313,16 +291,6 @@ macro_rules! forward_hints {
         #[inline]
         fn searches_in_order(&self) -> bool {
             self.$base.searches_in_order()
-        }
-    };
-    // `absorb_before`, for adapters whose result is their base's, unchanged.
-    (@absorb $base:ident: $c:ty => $item:ty) => {
-        const MAY_ABSORB_BEFORE: bool =
-            <$c as $crate::iter::plumbing::Consumer<$item>>::MAY_ABSORB_BEFORE;
-        #[inline]
-        fn absorb_before(self, before: Self::Result) -> (Self, Option<Self::Result>) {
-            let (base, back) = self.$base.absorb_before(before);
-            (Self { $base: base, ..self }, back)
         }
     };
     (@len $base:ident) => {

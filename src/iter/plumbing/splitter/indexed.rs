@@ -87,17 +87,6 @@ trait Chunks<P: Producer, C: Consumer<P::Item>> {
     /// The result of what is kept, with the reducer that joins it to the items left.
     fn close(kept: Option<Self::Kept>) -> Option<(C::Result, C::Reducer)>;
 
-    /// [`close`](Chunks::close) where the loop splits the items left, whose consumer is
-    /// `consumer`: what is left to join in front of the split's result, and the consumer.
-    #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn close_at_split(
-        kept: Option<Self::Kept>,
-        consumer: C,
-    ) -> (Option<(C::Result, C::Reducer)>, C) {
-        (Self::close(kept), consumer)
-    }
-
     /// Folds the last `len` items in one chunk and joins them to what is kept.
     #[inline]
     fn fold_rest(
@@ -178,20 +167,8 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
             Some((folder, _)) => folder,
             None => consumer.into_folder(),
         };
-        // Recorded as `fold_leaf` records a leaf: each chunk is one.
-        trace_event!(@after pacer.done != 0, LeafBegin);
         let folder = producer.fold_with(folder);
-        #[cfg(not(feature = "trace"))]
         pacer.record(n, remaining);
-        #[cfg(feature = "trace")]
-        pacer.record_by(
-            n,
-            remaining,
-            &super::policy::LiveAt(crate::trace::emit_reading(
-                crate::trace::Kind::LeafEnd,
-                n as u64,
-            )),
-        );
         // A full folder ends the loop at its next check (`full`).
         ((folder, reducer), false)
     }
@@ -206,23 +183,6 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
         kept.map(|(folder, reducer)| (folder.complete(), reducer))
     }
 
-    /// Offers the closed folder's result to the consumer of the items left
-    /// (`Consumer::absorb_before`): the front half of their split, which this thread runs
-    /// next, then carries it (a collect's first vector grows on, in place).
-    #[inline]
-    #[allow(clippy::type_complexity)]
-    fn close_at_split(
-        kept: Option<Self::Kept>,
-        consumer: C,
-    ) -> (Option<(C::Result, C::Reducer)>, C) {
-        let done = <Self as Chunks<P, C>>::close(kept);
-        if C::MAY_ABSORB_BEFORE {
-            offer_done::<P::Item, C>(done, consumer)
-        } else {
-            (done, consumer)
-        }
-    }
-
     #[inline]
     fn fold_rest(
         kept: Option<Self::Kept>,
@@ -235,20 +195,9 @@ impl<P: Producer, C: Consumer<P::Item>> Chunks<P, C> for Continuing {
             Some((folder, _)) => folder,
             None => consumer.into_folder(),
         };
-        trace_event!(@after pacer.done != 0, LeafBegin);
-        let folder = producer.fold_with(folder);
-        #[cfg(not(feature = "trace"))]
+        let result = producer.fold_with(folder).complete();
         pacer.record(len, 0);
-        #[cfg(feature = "trace")]
-        pacer.record_by(
-            len,
-            0,
-            &super::policy::LiveAt(crate::trace::emit_reading(
-                crate::trace::Kind::LeafEnd,
-                len as u64,
-            )),
-        );
-        folder.complete()
+        result
     }
 }
 
@@ -300,24 +249,6 @@ where
             consumer,
             pacer,
         } => finish(done, split_and_join(len, producer, consumer, pacer), back),
-    }
-}
-
-/// Offers the result of the chunks folded so far to the consumer of the items after them
-/// (`Consumer::absorb_before`), before they are split. Returns what is left to join in front
-/// of the split's result, and the consumer.
-#[inline]
-#[allow(clippy::type_complexity)]
-fn offer_done<I, C: Consumer<I>>(
-    done: Option<(C::Result, C::Reducer)>,
-    consumer: C,
-) -> (Option<(C::Result, C::Reducer)>, C) {
-    match done {
-        Some((result, reducer)) => {
-            let (consumer, back) = consumer.absorb_before(result);
-            (back.map(|result| (result, reducer)), consumer)
-        }
-        None => (None, consumer),
     }
 }
 
@@ -409,9 +340,8 @@ where
                 return Driven::Done(finish(L::close(kept), rest, L::FROM_BACK));
             }
             Step::Split => {
-                let (done, consumer) = L::close_at_split(kept, consumer);
                 return Driven::Split {
-                    done,
+                    done: L::close(kept),
                     back: L::FROM_BACK,
                     len,
                     producer,

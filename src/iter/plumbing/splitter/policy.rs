@@ -650,8 +650,6 @@ impl Pacer {
     /// Records that a chunk of `n` items was folded, `remaining` items are left, and reads
     /// the clock if due: updates the estimate, the chunk size and whether to keep asking.
     #[inline]
-    // With the `trace` feature every leaf records through `record_by`, with its reading.
-    #[cfg_attr(feature = "trace", allow(dead_code))]
     pub(super) fn record(&mut self, n: usize, remaining: usize) {
         self.record_by(n, remaining, &Live);
     }
