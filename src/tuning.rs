@@ -18,7 +18,6 @@
 //! | [`SPIN_ROUNDS`] | 32 rounds | sleep | an idle worker's CPU against how soon it takes new work | chosen |
 //! | [`SPIN_PAUSES`] | 32 pauses | sleep | the cost of a spin round against how often it looks for work | chosen |
 //! | [`YIELD_ROUNDS`] | 32 rounds (`SPIN_ROUNDS`) | sleep | the CPU of yielding against waking from sleep | chosen |
-//! | [`DESCHEDULED_YIELD_NS`] | 50,000 ns | sleep | a wake's system call against a worker that looks awake but holds no core | measured |
 //! | [`MAX_FRAMES`] | 64 frames | registry | a seat's size against how deep joins can be promoted | chosen |
 //! | [`RECORD_WINDOW`] | 8 frames | registry | the bookkeeping of deep joins against how many of them can be stolen | chosen |
 //! | [`JOINS_PER_CLOCK_READ`] | 512 joins | heartbeat | clock reads against how late a beat is noticed | chosen |
@@ -97,16 +96,6 @@ pub(crate) const SPIN_PAUSES: u32 = 32;
 /// microseconds a wake from sleep costs. As many as it spins.
 /// Chosen: as many as [`SPIN_ROUNDS`]; no other value was compared.
 pub(crate) const YIELD_ROUNDS: u32 = SPIN_ROUNDS;
-
-/// A yield round that took this long means the CPUs are oversubscribed: the yielding thread
-/// gave its core to another process's thread and waited a time slice for it back. Such a
-/// thread goes on to its sleepy round at once instead of yielding on. Until it sleeps, it
-/// counts as idle and awake, so work shared meanwhile wakes nobody and waits for its next
-/// time slice (milliseconds), where a sleeping worker would be woken at once (a futex wake,
-/// which the kernel lets preempt). A yield with nothing else runnable takes about 1 us, and
-/// one to the pool's other idle worker a few; a time slice is about a millisecond.
-/// Measured: a traced call of the demo's pipeline beside a build (PERF.md, pass 43).
-pub(crate) const DESCHEDULED_YIELD_NS: u64 = 50_000;
 
 // ----------------------------------------------------------------------------------------
 // Registry and heartbeat (`scheduler/registry/`).
@@ -429,7 +418,6 @@ mod tests {
             SPIN_ROUNDS,
             SPIN_PAUSES,
             YIELD_ROUNDS,
-            DESCHEDULED_YIELD_NS,
             MAX_FRAMES,
             RECORD_WINDOW,
             JOINS_PER_CLOCK_READ,

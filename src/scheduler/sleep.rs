@@ -23,7 +23,7 @@ use super::latch::CoreLatch;
 use crate::sync::{
     fence, futex, spinning_pays, yield_now, AtomicU32, AtomicU64, CachePadded, Ordering,
 };
-use crate::tuning::{DESCHEDULED_YIELD_NS, SPIN_PAUSES, SPIN_ROUNDS, YIELD_ROUNDS};
+use crate::tuning::{SPIN_PAUSES, SPIN_ROUNDS, YIELD_ROUNDS};
 
 const AWAKE: u32 = 0;
 const BLOCKED: u32 = 1;
@@ -250,21 +250,14 @@ impl IdleState {
     /// Pause between unsuccessful searches: spin first, then yield. On one CPU, yield from
     /// the first round: a spinning thread holds the only CPU that the thread whose work it
     /// waits for needs (`sync::spinning_pays`).
-    ///
-    /// Returns whether a yield took [`DESCHEDULED_YIELD_NS`] or longer: the thread waited for
-    /// a core that other processes held, and should go on to its sleepy round (the caller
-    /// decides, `Owner::wait_until_cold`).
     #[inline]
-    pub(crate) fn pause(&self) -> bool {
+    pub(crate) fn pause(&self) {
         if self.rounds < self.spin_rounds {
             for _ in 0..SPIN_PAUSES {
                 std::hint::spin_loop();
             }
-            false
         } else {
-            let start = crate::sync::ticks();
             std::thread::yield_now();
-            crate::sync::ticks().wrapping_sub(start) >= crate::sync::ticks_in(DESCHEDULED_YIELD_NS)
         }
     }
 }

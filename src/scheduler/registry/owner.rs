@@ -771,14 +771,7 @@ impl<'a> Owner<'a> {
             idle.check_outside(&registry.sleep, worker);
             if idle.rounds < ROUNDS_UNTIL_SLEEPY {
                 self.request_split();
-                if idle.pause() {
-                    // The yield waited for a core that other processes held: until this
-                    // thread sleeps it counts as idle and awake, so work shared meanwhile
-                    // wakes nobody and waits for its next time slice. Search once more, then
-                    // go on to the sleepy round (a worker) or to sleep (a guest), as the
-                    // oversubscription check does.
-                    idle.rounds = ROUNDS_UNTIL_SLEEPY - 1;
-                }
+                idle.pause();
             } else if idle.rounds == ROUNDS_UNTIL_SLEEPY && worker {
                 registry.sleep.announce_sleepy(&mut idle);
                 idle.pause();
