@@ -11,16 +11,27 @@
 use blitz_par::prelude::*;
 use std::time::Instant;
 
-/// The process's CPU time in nanoseconds, every thread together (the first field of each
-/// thread's `/proc/self/task/*/schedstat`: nanoseconds on a CPU); 0 where it cannot be read.
+/// The process's CPU time in nanoseconds, every thread together
+/// (`CLOCK_PROCESS_CPUTIME_ID`, Linux).
 fn cpu_ns() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return 0;
-    };
-    tasks
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `clock_gettime` writes one `struct timespec` (two 64-bit fields on 64-bit
+    // Linux) through the pointer, which points to one.
+    unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.sec as u64 * 1_000_000_000 + ts.nsec as u64
+}
+
+const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+
+/// `struct timespec` of 64-bit Linux.
+#[repr(C)]
+struct Timespec {
+    sec: i64,
+    nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
 }
 
 /// Minor page faults of the process so far (`/proc/self/stat`, field 10).
@@ -135,7 +146,13 @@ fn print_timeline(trace: &blitz_par::trace::Trace) {
                 }
                 _ => {
                     flush(&mut run);
-                    println!("    {:9.1} us: {:?} a={} b={}", us(e.time_ns), e.kind, e.a, e.b);
+                    println!(
+                        "    {:9.1} us: {:?} a={} b={}",
+                        us(e.time_ns),
+                        e.kind,
+                        e.a,
+                        e.b
+                    );
                 }
             }
         }
@@ -152,7 +169,15 @@ fn print_phases(trace: &blitz_par::trace::Trace) {
     let ms = |ns: u64| ns as f64 / 1e6;
     let end = trace.duration_ns();
     let mut first_wake = None;
-    let mut copy_start = u64::MAX;
+    // The copy's first leaf (the drive's own chunks are not recorded as leaves).
+    let copy_start = trace
+        .threads()
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter(|e| e.kind == K::LeafBegin)
+        .map(|e| e.time_ns)
+        .min()
+        .unwrap_or(u64::MAX);
     let mut parts = Vec::new();
     for t in trace.threads() {
         let ev = &t.events;
@@ -165,13 +190,10 @@ fn print_phases(trace: &blitz_par::trace::Trace) {
             .find(|e| e.kind == K::Steal || e.kind == K::JobBegin)
             .map(|e| e.time_ns);
         let mut open = 0;
-        let (mut items, mut busy, mut first_leaf) = (0u64, 0u64, u64::MAX);
+        let (mut items, mut busy) = (0u64, 0u64);
         for e in ev {
             match e.kind {
-                K::LeafBegin => {
-                    open = e.time_ns;
-                    first_leaf = first_leaf.min(e.time_ns);
-                }
+                K::LeafBegin => open = e.time_ns,
                 K::LeafEnd => {
                     items += e.a;
                     busy += e.time_ns - open;
@@ -179,14 +201,14 @@ fn print_phases(trace: &blitz_par::trace::Trace) {
                 _ => {}
             }
         }
-        copy_start = copy_start.min(first_leaf);
+        // The end of this thread's part of the drive: its last job's end before the copy.
         let last_job_end = ev
             .iter()
             .rev()
-            .find(|e| e.kind == K::JobEnd)
+            .find(|e| e.kind == K::JobEnd && e.time_ns < copy_start)
             .map(|e| e.time_ns);
         parts.push(format!(
-            "{}: woke {} took {} lastjob {} copy {} items {:.2} ms",
+            "{}: woke {} took {} drive_end {} copy {} items {:.2} ms",
             t.name,
             woke.map_or("-".into(), |w| format!("{:.3}", ms(w))),
             took.map_or("-".into(), |w| format!("{:.3}", ms(w))),
