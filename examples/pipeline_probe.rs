@@ -6,6 +6,7 @@
 //! ```text
 //! cargo run --release --example pipeline_probe [ROUNDS]
 //! cargo run --release --features trace --example pipeline_probe [ROUNDS]
+//! cargo run --release --example pipeline_probe ROUNDS filter3   # benches/iter.rs filter_collect_10M
 //! ```
 
 use blitz_par::prelude::*;
@@ -51,6 +52,25 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(6);
     let n = 10_000_000usize;
+    if std::env::args().nth(2).as_deref() == Some("filter3") {
+        // `benches/iter.rs`'s `filter_collect_10M`: a third of 10M random `i64` kept.
+        let data: Vec<i64> = (0..n as i64)
+            .map(|x| x.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64))
+            .collect();
+        let seq = || {
+            data.iter()
+                .copied()
+                .filter(|x| x % 3 == 0)
+                .collect::<Vec<i64>>()
+        };
+        let par = || {
+            data.par_iter()
+                .copied()
+                .filter(|x| x % 3 == 0)
+                .collect::<Vec<i64>>()
+        };
+        return race(rounds, seq, par);
+    }
     let data: Vec<i64> = (0..n as i64)
         .map(|x| x.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64) >> 20)
         .collect();
@@ -66,6 +86,11 @@ fn main() {
             .filter(|x| x % 7 == 0)
             .collect::<Vec<i64>>()
     };
+    race(rounds, seq, par);
+}
+
+/// `rounds` rounds of the two sides, alternating as the demo's do, one line per call.
+fn race(rounds: usize, seq: impl Fn() -> Vec<i64>, par: impl Fn() -> Vec<i64> + Sync) {
     println!("threads {}", blitz_par::current_num_threads());
     let (mut best_seq, mut best_par) = (f64::MAX, f64::MAX);
     for round in 0..rounds {
