@@ -72,7 +72,6 @@
 //! |---|---|---|---|---|
 //! | `CHECK_EVERY` | 256 items | `iter/find.rs` | how soon an ordered search stops once beaten against a load per item | chosen |
 //! | `PARALLEL_APPEND_BYTES` | 262,144 bytes | `iter/collect/mod.rs` | a parallel copy of a collect's blocks against its split's cost ([`MIN_SPLIT_NS`]) | chosen |
-//! | `STREAM_APPEND_BYTES` | 4,194,304 bytes | `iter/collect/mod.rs` | stores that bypass the caches against a result left in them | measured |
 //! | `SCAN_BLOCK_BYTES` | 262,144 bytes | `iter/scan.rs` | a scan block's fixed costs against staying in L2; part of the reproducibility contract | measured |
 //! | `LEAF_LEN` | 1,024 items | `iter/reduction_tree.rs` | the fixed tree's leaves; part of the reproducibility contract | chosen |
 //! | `MIN_CAPACITY` | 64 jobs | `scheduler/deque.rs` | a deque's first allocation against growing it | chosen |

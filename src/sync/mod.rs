@@ -21,7 +21,7 @@ pub(crate) use address_space::{default_thread_stack, room_for_thread, StartGate}
 pub(crate) use cell::UnsafeCell;
 pub(crate) use clock::{calibrate, measured, ns_in, rate, ticks, ticks_in, Rate};
 pub(crate) use cpus::{cpus_allowed, spinning_pays};
-pub(crate) use memory::{advise_fill, copy_streaming};
+pub(crate) use memory::advise_fill;
 pub use sync_ptr::SyncPtr;
 
 #[cfg(not(loom))]

@@ -92,15 +92,6 @@ where
 /// a few hundred kilobytes of `memcpy`).
 const PARALLEL_APPEND_BYTES: usize = 256 << 10;
 
-// One of the thresholds kept beside their code: listed, with its origin, in the second table
-// of `src/tuning.rs` (`tests/docs_stay_true.rs` holds the two to the same value).
-/// From this many bytes on, the parallel copy of a list's vectors writes with streaming
-/// stores (`sync::copy_streaming`): a destination this large outgrows a core's caches, so
-/// a cached store's read of the line buys nothing, and the result is read later, if at all,
-/// from memory anyway. Measured: the copy of the demo's pipeline (11.4 MB) ran at 14.3
-/// against 8.7 GB/s per thread (`PERF.md`, pass 43).
-const STREAM_APPEND_BYTES: usize = 4 << 20;
-
 /// Moves the items of `list`, in order, to the end of `vec`.
 ///
 /// The first vector becomes `vec` itself when `vec` is empty and too small (no copy of its
@@ -108,17 +99,15 @@ const STREAM_APPEND_BYTES: usize = 4 << 20;
 /// the others are copied into place in parallel, each thread taking a range of the
 /// destination. No user code runs here, so nothing can panic part-way.
 pub(super) fn append_list<T: Send>(vec: &mut Vec<T>, list: LinkedList<Vec<T>>) {
-    append_list_from(vec, list, PARALLEL_APPEND_BYTES, STREAM_APPEND_BYTES);
+    append_list_from(vec, list, PARALLEL_APPEND_BYTES);
 }
 
-/// [`append_list`], copying in parallel once the items to copy take `parallel_bytes` or more,
-/// with streaming stores from `stream_bytes` (parameters so that the tests reach both with a
-/// few items, under Miri too).
+/// [`append_list`], copying in parallel once the items to copy take `parallel_bytes` or more
+/// (a parameter so that the tests reach the parallel copy with a few items, under Miri too).
 fn append_list_from<T: Send>(
     vec: &mut Vec<T>,
     mut list: LinkedList<Vec<T>>,
     parallel_bytes: usize,
-    stream_bytes: usize,
 ) {
     let total: usize = list.iter().map(Vec::len).sum();
     if vec.is_empty() && vec.capacity() < total {
@@ -152,9 +141,6 @@ fn append_list_from<T: Send>(
     }
     let sources: Vec<(*const T, usize)> = pieces.iter().map(|v| (v.as_ptr(), v.len())).collect();
     let sources = SendPtrs(&sources);
-    // A destination larger than the caches is written with streaming stores: each cached
-    // store would first read its line from memory (`sync::copy_streaming`).
-    let stream = bytes >= stream_bytes;
     crate::parallel_for_chunks(0..extra, |range| {
         // The first piece that overlaps `range`, then each piece up to its end.
         let mut i = offsets.partition_point(|&o| o <= range.start) - 1;
@@ -167,13 +153,7 @@ fn append_list_from<T: Send>(
             // destination `at..at + n` lies inside `target` (`at + n <= range.end <= extra`),
             // and the ranges the driver hands out are disjoint, so no other thread writes
             // there. Source and destination are different allocations.
-            unsafe {
-                if stream {
-                    crate::sync::copy_streaming(ptr.add(from), target.get(at).cast::<T>(), n)
-                } else {
-                    std::ptr::copy_nonoverlapping(ptr.add(from), target.get(at).cast::<T>(), n)
-                }
-            };
+            unsafe { std::ptr::copy_nonoverlapping(ptr.add(from), target.get(at).cast::<T>(), n) };
             at += n;
             i += 1;
         }
@@ -246,8 +226,7 @@ mod tests {
 
     /// The parallel copy puts every item in its place, once, behind what `vec` held, for
     /// pieces of uneven lengths (empty ones too), and for items that own memory; the empty
-    /// destination adopts the first piece; with cached stores and with streaming ones
-    /// (`sync::copy_streaming`). A pool of 3 threads, so that the copy may split.
+    /// destination adopts the first piece. A pool of 3 threads, so that the copy may split.
     #[test]
     fn append_list_copies_in_parallel_in_order() {
         let pool = crate::ThreadPoolBuilder::new()
@@ -261,19 +240,9 @@ mod tests {
         };
         let total: usize = lens.iter().sum();
         pool.install(|| {
-            for (threshold, stream, held) in [
-                (0, usize::MAX, 0),
-                (0, 0, 0),
-                (0, 0, 4),
-                (PARALLEL_APPEND_BYTES, 0, 0),
-            ] {
+            for (threshold, held) in [(0, 0), (0, 4), (PARALLEL_APPEND_BYTES, 0)] {
                 let mut numbers: Vec<u64> = (0..held as u64).collect();
-                append_list_from(
-                    &mut numbers,
-                    pieces(held, lens, |i| i as u64),
-                    threshold,
-                    stream,
-                );
+                append_list_from(&mut numbers, pieces(held, lens, |i| i as u64), threshold);
                 assert!(numbers.iter().copied().eq(0..(held + total) as u64));
 
                 let mut strings: Vec<String> = (0..held).map(|i| i.to_string()).collect();
@@ -281,7 +250,6 @@ mod tests {
                     &mut strings,
                     pieces(held, lens, |i| i.to_string()),
                     threshold,
-                    stream,
                 );
                 assert_eq!(strings.len(), held + total);
                 assert!(strings.iter().enumerate().all(|(i, s)| *s == i.to_string()));
@@ -306,7 +274,7 @@ mod tests {
         let lens = [2, 9, 0, 4, 6];
         pool.install(|| {
             let mut v = vec![Counted(0)];
-            append_list_from(&mut v, pieces(1, &lens, Counted), 0, 0);
+            append_list_from(&mut v, pieces(1, &lens, Counted), 0);
             assert!(v.iter().enumerate().all(|(i, c)| c.0 == i));
             assert_eq!(DROPS.load(Ordering::Relaxed), 0);
             drop(v);
