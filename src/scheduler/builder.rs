@@ -588,6 +588,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             panic_handler,
             deterministic: deterministic.unwrap_or_else(super::deterministic_from_env),
             one_cpu: !chosen && num_threads == 1,
+            os_names: global,
         };
         if config.deterministic {
             super::note_deterministic();

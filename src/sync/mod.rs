@@ -11,6 +11,9 @@
 //! the OS's memory management (`memory.rs`, `address_space.rs`) live here too.
 
 mod address_space;
+// Under loom only the watch's hand-off model uses it, and not all of it.
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) mod asymmetric;
 mod cell;
 mod clock;
 mod cpus;
