@@ -8,9 +8,9 @@
 
 #![cfg(target_os = "linux")]
 
-mod support;
 #[path = "common/idle.rs"]
 mod idle;
+mod support;
 
 use blitz_par::prelude::*;
 use std::time::Duration;
@@ -55,8 +55,15 @@ fn child_the_global_pool_started_by_a_watch_names_its_workers() {
     let workers = global_workers();
     assert_eq!(workers.len(), 2);
     for (index, comm, name) in workers {
-        assert_ne!(comm, "blitz-par-start", "worker {index} has its starter's name");
-        assert_eq!(comm, format!("blitz-par-{index}"), "worker {index}'s OS name");
+        assert_ne!(
+            comm, "blitz-par-start",
+            "worker {index} has its starter's name"
+        );
+        assert_eq!(
+            comm,
+            format!("blitz-par-{index}"),
+            "worker {index}'s OS name"
+        );
         assert_eq!(name, None, "worker {index}'s std name, unset as in rayon");
     }
     println!("CHILD-DONE");
@@ -76,7 +83,11 @@ fn child_build_global_without_names() {
         .build_global()
         .unwrap();
     for (index, comm, name) in global_workers() {
-        assert_eq!(comm, format!("blitz-par-{index}"), "worker {index}'s OS name");
+        assert_eq!(
+            comm,
+            format!("blitz-par-{index}"),
+            "worker {index}'s OS name"
+        );
         assert_eq!(name, None, "worker {index}'s std name");
     }
     println!("CHILD-DONE");
@@ -92,7 +103,11 @@ fn child_build_global_with_names() {
         .unwrap();
     for (index, comm, name) in global_workers() {
         assert_eq!(comm, format!("mine-{index}"), "worker {index}'s OS name");
-        assert_eq!(name, Some(format!("mine-{index}")), "worker {index}'s std name");
+        assert_eq!(
+            name,
+            Some(format!("mine-{index}")),
+            "worker {index}'s std name"
+        );
     }
     println!("CHILD-DONE");
 }

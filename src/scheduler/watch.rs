@@ -724,13 +724,15 @@ fn resume_patrols() {
         Ordering::Relaxed,
     );
     QUIET.store(0, Ordering::Relaxed);
-    if !end_deep(NOBODY) {
-        return;
-    }
+    let ended = end_deep(NOBODY);
     #[cfg(not(all(target_os = "linux", not(miri))))]
-    if let Some(watchman) = watchman(false) {
-        watchman.unpark();
+    if ended {
+        if let Some(watchman) = watchman(false) {
+            watchman.unpark();
+        }
     }
+    #[cfg(all(target_os = "linux", not(miri)))]
+    let _ = ended;
 }
 
 /// Ends the deep sleep: `WATCHER` from [`DEEP`] to `new` (a CAS, so that one caller ends
@@ -773,7 +775,9 @@ unsafe impl Send for PoolPtr {}
 #[cfg(all(target_os = "linux", not(miri)))]
 fn pools() -> std::sync::MutexGuard<'static, Vec<PoolPtr>> {
     // Nothing panics under the lock; a poisoned list is still whole.
-    POOLS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    POOLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A registry with workers was built: its sleepers are nudged when a deep sleep ends. Called
@@ -1023,8 +1027,7 @@ fn patrol_round(me: usize) -> Option<u64> {
         // Asked before `DEEP` is stored (and answered for good): a sleeper that reads this
         // `DEEP` learns with it whether it may wait without a timeout (`deep_wait`).
         let ready = asymmetric::ready();
-        let (fenced, watched) =
-            look_going_deep(&WATCHER, DEEP, slots().map(|slot| &slot.handoff));
+        let (fenced, watched) = look_going_deep(&WATCHER, DEEP, slots().map(|slot| &slot.handoff));
         if !watched && (fenced || !ready) {
             QUIET.store(0, Ordering::Relaxed);
             return None;
