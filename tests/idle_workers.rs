@@ -1,9 +1,10 @@
 //! Idle workers stay asleep: once no loop has been watched for a while, nobody patrols the
-//! watches and a sleeping worker waits for a nudge, or a second at most (`scheduler/watch.rs`,
-//! "Who patrols, on Linux"), so an idle pool's workers hardly wake; and a loop watched after that
-//! still has its rest handed out (the watch nudges the sleepers, and the nudge cannot be
-//! lost). One test in its own file: in a process running other tests, their watches would
-//! keep the sleepers patrolling.
+//! watches and a sleeping worker waits for a nudge or a wake (`scheduler/watch.rs`, "Who
+//! patrols, on Linux"; a second at most where `membarrier` is not available), so an idle
+//! pool's workers do not wake; and a loop watched after that still has its rest handed out
+//! (the watch nudges the sleepers, and the nudge cannot be lost). In a file of their own, and
+//! one at a time: in a process running other tests, their watches would keep the sleepers
+//! patrolling.
 
 #![cfg(target_os = "linux")]
 
@@ -14,14 +15,18 @@ mod watchdog;
 
 use blitz_par::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// Held by each test of this file: one's watches would make the other's workers patrol.
+static ALONE: Mutex<()> = Mutex::new(());
 
 /// How long one measured stretch of idleness lasts.
 const WINDOW: Duration = Duration::from_millis(300);
-/// The most wake-ups, of all the pool's workers together, a quiet stretch may hold: at most
-/// one per worker is expected (the one-second backstop of a deep sleep); one more is left for
-/// the kernel's own (a migration, a signal). Before, each sleeping
-/// worker woke every 50 ms while idle: 12 a stretch with two.
+/// The most wake-ups, of all the pool's workers together, a quiet stretch may hold: none is
+/// expected, at most one per worker where `membarrier` is not available (the one-second
+/// backstop of a deep sleep); one more is left for the kernel's own. Before the nudge, each
+/// sleeping worker woke every 50 ms while idle: 12 a stretch with two.
 const MOST: u64 = 3;
 /// Stretches to wait for a quiet one: the patrols stop some milliseconds after the last
 /// watch, later under load, never if a worker wakes periodically.
@@ -51,6 +56,7 @@ fn first_item_waits(pool: &blitz_par::ThreadPool, name: &str, n: usize) {
 /// wait for a nudge, still has its rest handed out; and the pool goes quiet again.
 #[test]
 fn idle_workers_do_not_wake_and_a_new_watch_still_rescues() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let pool = blitz_par::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
@@ -75,4 +81,52 @@ fn idle_workers_do_not_wake_and_a_new_watch_still_rescues() {
              stretch of {WINDOW:?}"
         );
     }
+}
+
+/// Whether this kernel offers `membarrier`'s private expedited barrier, which lets a deep
+/// sleep go without a timeout (`sync::asymmetric`): its query command's answer.
+fn membarrier_available() -> bool {
+    extern "C" {
+        fn syscall(number: std::ffi::c_long, ...) -> std::ffi::c_long;
+    }
+    #[cfg(target_arch = "x86_64")]
+    const SYS_MEMBARRIER: std::ffi::c_long = 324;
+    #[cfg(target_arch = "aarch64")]
+    const SYS_MEMBARRIER: std::ffi::c_long = 283;
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return false;
+    const CMD_QUERY: std::ffi::c_int = 0;
+    const CMD_PRIVATE_EXPEDITED: std::ffi::c_long = 1 << 3;
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        // SAFETY: libc's variadic `syscall`; membarrier's query takes two integers and
+        // touches no memory.
+        let supported = unsafe { syscall(SYS_MEMBARRIER, CMD_QUERY, 0 as std::ffi::c_uint) };
+        supported > 0 && supported & CMD_PRIVATE_EXPEDITED != 0
+    }
+}
+
+/// Once its patrols have ended, an idle pool's workers make no wake-ups at all: a stretch of
+/// 2.5 s in which neither wakes (of three at most: a stretch may begin before the patrols
+/// end). With the deep sleep's old one-second backstop, each stretch held two or three
+/// wake-ups per worker.
+#[test]
+fn an_idle_pools_workers_make_no_wake_ups() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    if !membarrier_available() {
+        eprintln!("membarrier is not available: the deep sleep keeps its backstop; skipped");
+        return;
+    }
+    let pool = blitz_par::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let tids = pool.broadcast(|_| idle::my_tid());
+    // Patrols begin (a watch, a rescue), then end.
+    first_item_waits(&pool, "before the stretch", 4);
+    let (counts, quiet) = idle::until_quiet(&tids, Duration::from_millis(2_500), 0, 3);
+    assert!(
+        quiet,
+        "the idle pool's workers woke: {counts:?} wake-ups in each stretch of 2.5 s"
+    );
 }

@@ -279,6 +279,11 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Names the worker threads: `closure(index)`.
     ///
+    /// Without it, the threads are unnamed (`std::thread::current().name()` is `None`), as in
+    /// rayon, and on Linux show the OS name of the thread that built the pool, except the
+    /// global pool's, which the OS calls `blitz-par-{index}`: that pool may be started by a
+    /// short-lived thread of blitz-par's, whose name would be misleading.
+    ///
     /// ```
     /// let pool = blitz_par::ThreadPoolBuilder::new()
     ///     .num_threads(1)
@@ -588,6 +593,7 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
             panic_handler,
             deterministic: deterministic.unwrap_or_else(super::deterministic_from_env),
             one_cpu: !chosen && num_threads == 1,
+            os_names: global,
         };
         if config.deterministic {
             super::note_deterministic();

@@ -127,6 +127,7 @@ pub(crate) fn default_global_registry() -> Arc<Registry> {
             guest_seats: if pool_threads_only { 0 } else { GUEST_SEATS },
             deterministic,
             one_cpu: !chosen && num_threads == 1,
+            os_names: true,
             ..RegistryConfig::default()
         },
         "global thread pool",

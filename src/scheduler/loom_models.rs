@@ -16,7 +16,7 @@ mod models {
     use crate::scheduler::latch::{CoreLatch, SpinLatch};
     use crate::scheduler::registry::Registry;
     use crate::scheduler::sleep::{IdleState, Sleep, SleepWord};
-    use crate::scheduler::watch_slot::Handoff;
+    use crate::scheduler::watch_slot::{look_going_deep, Handoff};
     use crate::sync::{AtomicBool, AtomicUsize, Ordering};
     use loom::sync::Arc;
     use loom::thread;
@@ -289,6 +289,41 @@ mod models {
             assert!(slept, "the sleeper slept");
             sleep.work_found();
             assert_eq!(sleep.sleeping_workers(), 0, "counted out once");
+        });
+    }
+
+    /// A watch published as the patroller goes deep (`watch::patrol_round` through
+    /// `look_going_deep`: `DEEP` stored, the heavy side of the asymmetric fence, a look at the
+    /// slots) against its publisher (`Watch::publish` through `Handoff::publish_and_look`:
+    /// the pointer stored, the light side, a Relaxed load of `WATCHER`). Both sides are
+    /// `fence(SeqCst)` here, as `sync::asymmetric` argues `membarrier` and a compiler fence
+    /// act. Checked: the patroller sees the watch (and patrols on), or the publisher reads
+    /// `DEEP` (and ends the deep sleep itself, nudging every sleeper): never neither, which
+    /// would leave the watch unpatrolled while every sleeper waits without a timeout. Fails
+    /// without either fence (store buffering lets both loads read the old values).
+    #[test]
+    fn watch_published_as_the_patrol_goes_deep_is_seen_or_ends_it() {
+        const DEEP: usize = 1;
+        // A patroller's sleep word's address, as `WATCHER` holds it while it patrols.
+        const PATROLLER: usize = 64;
+        loom::model(|| {
+            let watcher = Arc::new(AtomicUsize::new(PATROLLER));
+            let slot = Arc::new(Handoff::new());
+            let publisher = {
+                let (watcher, slot) = (watcher.clone(), slot.clone());
+                thread::spawn(move || {
+                    let frame = std::ptr::without_provenance_mut::<JobHeader>(8);
+                    slot.publish_and_look(frame, fake_registry(1), 0, false, &watcher) == DEEP
+                })
+            };
+            let (fenced, watched) = look_going_deep(&watcher, DEEP, [&*slot]);
+            assert!(fenced, "under loom the heavy side is a SeqCst fence");
+            let ends_it = publisher.join().unwrap();
+            assert!(
+                watched || ends_it,
+                "the patroller went deep without seeing the watch, and its publisher did not \
+                 see `DEEP`"
+            );
         });
     }
 

@@ -65,7 +65,7 @@ impl ThreadSpawn for DefaultSpawn {
         let (gate, opener) = StartGate::new();
         let handle = builder.spawn(move || {
             opener.open();
-            thread.run()
+            thread.run_default()
         })?;
         gate.wait();
         registry.add_thread_handle(handle);
@@ -128,6 +128,10 @@ pub struct ThreadBuilder {
     name: Option<String>,
     stack_size: Option<usize>,
     index: usize,
+    /// Without a `name`, a blitz-par thread running it takes the OS name `blitz-par-{index}`
+    /// (the global pool's workers: [`run_default`](Self::run_default)).
+    #[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
+    os_name: bool,
     /// Counted in the registry's live workers from creation until this is dropped (at the
     /// end of `run`, or unrun).
     registry: Arc<Registry>,
@@ -139,14 +143,35 @@ impl ThreadBuilder {
         index: usize,
         name: Option<String>,
         stack_size: Option<usize>,
+        os_name: bool,
     ) -> ThreadBuilder {
         registry.worker_handed_out();
         ThreadBuilder {
             name,
             stack_size,
             index,
+            os_name,
             registry,
         }
+    }
+
+    /// [`run`](Self::run) on a thread that blitz-par started (the default spawn handler, the
+    /// global pool's start): first, a global pool's worker with no name of its own takes the
+    /// OS thread name `blitz-par-{index}` (`RegistryConfig::os_names`). On Linux an unnamed
+    /// thread inherits the name of the thread that started it, which for the global pool is
+    /// whichever thread's parallel call started it, or `blitz-par-start`, a thread that has
+    /// exited since. Only the kernel's name is set: `std::thread::current().name()` stays
+    /// `None`, as on rayon's workers. A spawn handler's threads keep the names it gave.
+    pub(crate) fn run_default(self) {
+        #[cfg(all(target_os = "linux", not(miri)))]
+        if self.os_name && self.name.is_none() {
+            // At most 15 bytes and a NUL, the kernel's limit: "blitz-par-65534".
+            let name = format!("blitz-par-{}\0", self.index);
+            // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes (longer
+            // ones are cut), which `name` is and outlives the call; it renames this thread.
+            unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
+        }
+        self.run();
     }
 
     /// The registry this worker belongs to.

@@ -34,7 +34,7 @@
 //! Costs: the watchman sleeps for good (no timer; on Linux the sleeping workers wait without
 //! a timeout) after [`PATROL_ROUNDS`] rounds that see no
 //! new watch ([`DEEP`]), and the next watch wakes it (on Linux it *nudges* each sleeping
-//! worker of its pool, `SleepWord::nudge`: a change of the sleep word and a futex wake that
+//! worker of every pool, `SleepWord::nudge`: a change of the sleep word and a futex wake that
 //! cannot be lost, after which they sleep with a timeout again; elsewhere one `unpark`); while
 //! loops keep being watched it wakes every [`PATROL_NS`] (on Linux, the other sleeping
 //! workers every [`PATROL_NS`] more, in case the patrolling one left its sleep), about 2,000 short wake-ups a second, and every
@@ -61,10 +61,12 @@
 //! The watchman injects under a strong count of the registry: its push makes the rest
 //! visible, and the rest may run, the owner return and its pool be dropped before the
 //! injection has read the sleep state to wake a worker (ThreadSanitizer caught that race).
-//! A watch whose store the watchman misses as it goes to sleep for good (it stores
-//! [`DEEP`], the owner reads the state before seeing it; it then rechecks the slots, but
-//! without a SeqCst pair either may miss the other) is only not rescued: its loop runs as it
-//! would without the watch.
+//! The watchman that goes to sleep for good stores [`DEEP`], then rechecks the slots; the
+//! owner stores its pointer, then reads the state. On Linux the pair cannot both miss: the
+//! watchman's side runs `membarrier`, the owner's a compiler fence, which act as two SeqCst
+//! fences (`sync::asymmetric`, [`look_going_deep`]). Elsewhere, or where `membarrier` is
+//! refused, either may miss the other: such a watch is only not rescued (its loop runs as it
+//! would without the watch), and on Linux the deep sleepers keep a timeout for it.
 
 use super::global::planned_global_threads;
 use super::global::{global_registry, GLOBAL};
@@ -73,9 +75,10 @@ use super::latch::CountLatch;
 use super::registry::{Owner, Registry};
 #[cfg(all(target_os = "linux", not(miri)))]
 use super::sleep::SleepWord;
-use super::watch_slot::{Handoff, Taken};
+use super::watch_slot::{look_going_deep, Handoff, Taken};
 use crate::sync::{
-    ns_in, ticks, ticks_in, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+    asymmetric, ns_in, ticks, ticks_in, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize,
+    Ordering,
 };
 use crate::tuning::{
     HURRY_ROUNDS, PATROL_NS, PATROL_ROUNDS, RESCUE_AFTER_NS, RESCUE_NS, RESCUE_SOON_NS,
@@ -575,11 +578,17 @@ impl<'o> Watch<'o> {
     /// the watchman if it sleeps for good.
     #[inline]
     fn publish(&self, job: *mut JobHeader, since: u64) {
-        self.slot
-            .handoff
-            .publish(job, self.registry, since, self.owner.is_none());
-        if WATCHER.load(Ordering::Relaxed) == DEEP {
-            resume_patrols(self.registry);
+        // The publisher's side of the Dekker pair with a patroller going deep
+        // (`look_going_deep`): the light side of the asymmetric fence, no instruction.
+        let watcher = self.slot.handoff.publish_and_look(
+            job,
+            self.registry,
+            since,
+            self.owner.is_none(),
+            &WATCHER,
+        );
+        if watcher == DEEP {
+            resume_patrols();
         }
     }
 
@@ -704,44 +713,95 @@ fn worth_rescue(registry: *const Registry, guest: bool) -> bool {
 }
 
 /// The cold side of a watch published while nobody patrols ([`DEEP`]): patrols resume, the
-/// first one due [`RESCUE_AFTER_NS`] from now (the watch's item has just begun). Where workers
-/// patrol, every sleeping worker of the watch's pool (`registry`; null: the global pool,
-/// which may not have started) is made to look again at how long it sleeps; elsewhere the
-/// watchman is unparked. Plain loads and stores against the patroller going deep: a watch
-/// published just then may be missed (module docs).
+/// first one due [`RESCUE_AFTER_NS`] from now (the watch's item has just begun), and the deep
+/// sleep ends ([`end_deep`]): where workers patrol, every sleeping worker of every pool is
+/// made to look again at how long it sleeps; elsewhere the watchman is unparked.
 #[cold]
 #[inline(never)]
-fn resume_patrols(registry: *const Registry) {
+fn resume_patrols() {
     DUE.store(
         ticks().wrapping_add(ticks_in(RESCUE_AFTER_NS)),
         Ordering::Relaxed,
     );
     QUIET.store(0, Ordering::Relaxed);
-    if WATCHER
-        .compare_exchange(DEEP, NOBODY, Ordering::SeqCst, Ordering::Relaxed)
-        .is_err()
-    {
-        return;
-    }
-    #[cfg(all(target_os = "linux", not(miri)))]
-    {
-        // SAFETY: a non-null registry is the watch's own pool, alive while its owner, this
-        // thread, runs in it.
-        match unsafe { registry.as_ref() } {
-            Some(registry) => registry.nudge_sleepers(),
-            None => {
-                if let Some(global) = GLOBAL.get() {
-                    global.nudge_sleepers();
-                }
-            }
-        }
-    }
+    let ended = end_deep(NOBODY);
     #[cfg(not(all(target_os = "linux", not(miri))))]
-    {
-        let _ = registry;
+    if ended {
         if let Some(watchman) = watchman(false) {
             watchman.unpark();
         }
+    }
+    #[cfg(all(target_os = "linux", not(miri)))]
+    let _ = ended;
+}
+
+/// Ends the deep sleep: `WATCHER` from [`DEEP`] to `new` (a CAS, so that one caller ends
+/// each deep sleep), then, where workers patrol, a nudge of every sleeping worker of every
+/// pool ([`nudge_every_pool`]): a sleeper that read `DEEP` waits for that nudge without a
+/// timeout. Returns whether this call ended it.
+fn end_deep(new: usize) -> bool {
+    if WATCHER
+        .compare_exchange(DEEP, new, Ordering::SeqCst, Ordering::Relaxed)
+        .is_err()
+    {
+        return false;
+    }
+    #[cfg(all(target_os = "linux", not(miri)))]
+    nudge_every_pool();
+    true
+}
+
+/// Every registry that has workers, which may sleep and read [`DEEP`]: registered when built
+/// (before its workers start), removed when dropped. Read only where a deep sleep ends
+/// ([`end_deep`], once per deep sleep), to nudge every pool's sleepers, and not only those of
+/// the watch's pool: a sleeper of any pool patrols every slot, and a slot names only its own
+/// pool (which may be freed as soon as its loop ends).
+///
+/// A lock is enough off the path of the short loops: its holders only push, remove, or nudge
+/// (a fence, a CAS and a futex wake per worker), never wait for another thread, so a worker
+/// asleep and counted that takes it while it patrols waits for no one's progress.
+#[cfg(all(target_os = "linux", not(miri)))]
+static POOLS: crate::sync::Mutex<Vec<PoolPtr>> = crate::sync::Mutex::new(Vec::new());
+
+/// A registry in [`POOLS`].
+#[cfg(all(target_os = "linux", not(miri)))]
+struct PoolPtr(*const Registry);
+
+// SAFETY: the pointer is only used to nudge the registry's sleep words (atomics), under the
+// lock of `POOLS`, which `pool_dropped` takes to remove it before the registry is freed.
+#[cfg(all(target_os = "linux", not(miri)))]
+unsafe impl Send for PoolPtr {}
+
+#[cfg(all(target_os = "linux", not(miri)))]
+fn pools() -> std::sync::MutexGuard<'static, Vec<PoolPtr>> {
+    // Nothing panics under the lock; a poisoned list is still whole.
+    POOLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A registry with workers was built: its sleepers are nudged when a deep sleep ends. Called
+/// before its workers start, so that a deep sleep ended before this sees none of them asleep
+/// (the workers' first look at `WATCHER` comes after this lock, which comes after the end's).
+#[cfg(all(target_os = "linux", not(miri)))]
+pub(crate) fn pool_registered(registry: &Registry) {
+    pools().push(PoolPtr(registry));
+}
+
+/// A registry is being dropped (`Drop for Registry`, before any of its fields): from now on
+/// nobody nudges its sleep words.
+#[cfg(all(target_os = "linux", not(miri)))]
+pub(crate) fn pool_dropped(registry: &Registry) {
+    pools().retain(|pool| !std::ptr::eq(pool.0, registry));
+}
+
+/// Nudges every sleeping worker of every pool ([`POOLS`]): they look again at `WATCHER`.
+#[cfg(all(target_os = "linux", not(miri)))]
+fn nudge_every_pool() {
+    for pool in pools().iter() {
+        // SAFETY: a registry in the list is alive until `pool_dropped` has removed it, which
+        // waits for this lock.
+        unsafe { (*pool.0).nudge_sleepers() };
     }
 }
 
@@ -758,7 +818,7 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
     trace_event!(SleepBegin, word as *const SleepWord);
     // Each wait looks at `WATCHER` after taking back a nudge and a SeqCst fence
     // (`SleepWord::wait_once`), so a watch's nudge is never lost, and a sleeper that reads
-    // `DEEP` waits until nudged or woken, or at most `DEEP_BACKSTOP_NS`.
+    // `DEEP` waits until nudged or woken (`deep_wait`).
     while word.wait_once(|| patrol_wait(me)) {}
     trace_event!(SleepEnd, word as *const SleepWord);
     if WATCHER.load(Ordering::Relaxed) == me
@@ -768,11 +828,11 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
         && slots().any(|slot| slot.handoff.is_watched())
     {
         // Leaving the patrol while a loop is watched: the other sleepers of this pool and of
-        // the global pool look again at their timeouts (one that read `DEEP` before the
-        // watch and was not nudged, a sleeper of this pool when another pool's watch ended
-        // the deep sleep, would otherwise wait without a timeout), so that one of them takes
-        // the patrol over. The nudge's fence orders the CAS above before its load of each
-        // word: a nudged sleeper reads `NOBODY` or a later value.
+        // the global pool look again at their timeouts, so that one of them takes the patrol
+        // over when it is due rather than `PATROL_NS` later. Only sooner: every sleeper
+        // either read a value other than `DEEP`, and has a timeout, or was nudged when the
+        // deep sleep ended (`end_deep`). The nudge's fence orders the CAS above before its
+        // load of each word: a nudged sleeper reads `NOBODY` or a later value.
         Owner::with_current(|owner| {
             if let Some(owner) = owner {
                 owner.registry().nudge_sleepers();
@@ -785,7 +845,7 @@ pub(crate) fn sleep_watching(word: &SleepWord) {
 }
 
 /// How long a sleeping worker (`me`, its sleep word's address) sleeps before it looks again
-/// ([`DEEP_BACKSTOP_NS`] while nobody patrols); patrols first if one is due.
+/// (while nobody patrols, [`deep_wait`]: until nudged or woken); patrols first if one is due.
 #[cfg(all(target_os = "linux", not(miri)))]
 fn patrol_wait(me: usize) -> Option<u64> {
     loop {
@@ -793,7 +853,7 @@ fn patrol_wait(me: usize) -> Option<u64> {
         // sleep after this load nudges the word, and the futex wait returns.
         let watcher = WATCHER.load(Ordering::SeqCst);
         if watcher == DEEP {
-            return Some(DEEP_BACKSTOP_NS);
+            return deep_wait();
         }
         let now = ticks();
         let due = DUE.load(Ordering::Relaxed);
@@ -819,16 +879,31 @@ fn patrol_wait(me: usize) -> Option<u64> {
         }
         match patrol_round(me) {
             Some(ns) => DUE.store(now.wrapping_add(ticks_in(ns)), Ordering::Relaxed),
-            None => return Some(DEEP_BACKSTOP_NS),
+            None => return deep_wait(),
         }
     }
 }
 
-/// How long a sleeper that read `DEEP` waits before it looks again, if no nudge or wake
-/// comes first. Nudges are never lost, but two races leave a watch without a nudge (the
-/// scheduler README, "What stays uncovered"): a loop whose first item waits for another of
-/// its items then waits at most this long for its rescue, where it would otherwise wait for
-/// the next watch. One short wake-up a second per sleeping worker.
+/// How long a sleeper that read `DEEP` waits before it looks again, if no nudge or wake comes
+/// first: for ever. Every end of a deep sleep nudges every pool's sleepers ([`end_deep`]),
+/// and the patroller goes deep only after a look that a watch published meanwhile cannot
+/// slip past ([`look_going_deep`]'s heavy fence), so no watch is left unpatrolled while every
+/// sleeper waits. Where the heavy fence is not available (`sync::asymmetric`: an old kernel,
+/// a seccomp filter), a watch published as the patroller goes deep may be missed, and the
+/// sleepers look again after [`DEEP_BACKSTOP_NS`] (the scheduler README, "What stays
+/// uncovered"). The answer is read after the Acquire of `WATCHER`'s `DEEP`, and the patroller
+/// asked for it before storing `DEEP`: a sleeper sees the answer of the deep sleep it read.
+/// (The first `DEEP`, `WATCHER`'s initial value, was stored by no patroller: no watch was
+/// published before it, so nothing can be missed there.)
+#[cfg(all(target_os = "linux", not(miri)))]
+fn deep_wait() -> Option<u64> {
+    asymmetric::unavailable().then_some(DEEP_BACKSTOP_NS)
+}
+
+/// How long a sleeper that read `DEEP` waits before it looks again where the heavy fence is
+/// not available ([`deep_wait`]): a loop whose first item waits for another of its items
+/// then waits at most this long for its rescue, where it would otherwise wait for the next
+/// watch. One short wake-up a second per sleeping worker.
 #[cfg(all(target_os = "linux", not(miri)))]
 const DEEP_BACKSTOP_NS: u64 = 1_000_000_000;
 
@@ -949,13 +1024,18 @@ fn patrol_round(me: usize) -> Option<u64> {
     }
     QUIET.store(quiet, Ordering::Relaxed);
     if quiet >= PATROL_ROUNDS {
-        WATCHER.store(DEEP, Ordering::SeqCst);
-        if !slots().any(|slot| slot.handoff.watched_seq_cst()) {
+        // Asked before `DEEP` is stored (and answered for good): a sleeper that reads this
+        // `DEEP` learns with it whether it may wait without a timeout (`deep_wait`).
+        let ready = asymmetric::ready();
+        let (fenced, watched) = look_going_deep(&WATCHER, DEEP, slots().map(|slot| &slot.handoff));
+        if !watched && (fenced || !ready) {
             QUIET.store(0, Ordering::Relaxed);
             return None;
         }
-        // A watch was published as we went deep: patrol on.
-        WATCHER.store(me, Ordering::Relaxed);
+        // A watch was published as we went deep (or the heavy fence failed after a
+        // registration that told the sleepers it would hold): patrol on. A sleeper may have
+        // read `DEEP` meanwhile and wait for a nudge: ending the deep sleep nudges it.
+        end_deep(me);
     }
     HURRY.store(hurry.saturating_sub(1), Ordering::Relaxed);
     Some(if soon || hurry > 0 {

@@ -33,7 +33,7 @@
 
 use super::job::JobHeader;
 use super::registry::Registry;
-use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use crate::sync::{asymmetric, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// The shared part of a watch slot.
 pub(crate) struct Handoff {
@@ -93,6 +93,25 @@ impl Handoff {
         self.touched.store(false, Ordering::Relaxed);
         // Release: the stores above and the frame's contents go with the pointer.
         self.job.store(job, Ordering::Release);
+    }
+
+    /// [`publish`](Self::publish), then a look at `watcher` (who patrols, `watch::WATCHER`):
+    /// the publisher's side of the Dekker pair with the patroller that goes deep
+    /// ([`look_going_deep`]). Between the Release store of the pointer and the Relaxed load,
+    /// the light side of the asymmetric fence, a compiler fence: no instruction on the path
+    /// of every short loop. Returns the value read.
+    #[inline]
+    pub(crate) fn publish_and_look(
+        &self,
+        job: *mut JobHeader,
+        registry: *const Registry,
+        since: u64,
+        guest: bool,
+        watcher: &AtomicUsize,
+    ) -> usize {
+        self.publish(job, registry, since, guest);
+        asymmetric::light();
+        watcher.load(Ordering::Relaxed)
     }
 
     /// Takes the published watch back: true if it was still there (the owner keeps the rest),
@@ -171,4 +190,27 @@ impl Handoff {
             guest: self.guest.load(Ordering::Relaxed),
         })
     }
+}
+
+/// The patroller's last look before nobody patrols: stores `deep` in `watcher`, runs the
+/// heavy side of the asymmetric fence, then looks at every slot of `slots`. Returns whether
+/// the heavy fence held (false: it was only this thread's SeqCst fence, see
+/// `sync::asymmetric`) and whether a slot is watched.
+///
+/// The other side is [`Handoff::publish_and_look`]: the store of the pointer, the light side,
+/// the load of `watcher`. The two fences act as SeqCst fences (`sync::asymmetric`), both in
+/// the single total order S: if the heavy one comes first, the publisher's load reads `deep`
+/// or a later value of `watcher`, and the publisher ends the deep sleep itself; if the light
+/// one comes first, this look reads the publisher's pointer (or a later value: null once the
+/// watch has ended or been taken). So a watch is never left with nobody patrolling and nobody
+/// told (the loom model `watch_published_as_the_patrol_goes_deep_is_seen_or_ends_it`).
+pub(crate) fn look_going_deep<'a>(
+    watcher: &AtomicUsize,
+    deep: usize,
+    slots: impl IntoIterator<Item = &'a Handoff>,
+) -> (bool, bool) {
+    watcher.store(deep, Ordering::SeqCst);
+    let fenced = asymmetric::heavy();
+    let watched = slots.into_iter().any(Handoff::watched_seq_cst);
+    (fenced, watched)
 }

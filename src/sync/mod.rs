@@ -11,6 +11,10 @@
 //! the OS's memory management (`memory.rs`, `address_space.rs`) live here too.
 
 mod address_space;
+// Under loom only the watch's hand-off model uses it, and only Linux's patrolling sleepers
+// ask whether the heavy side is unavailable.
+#[cfg_attr(any(loom, not(all(target_os = "linux", not(miri)))), allow(dead_code))]
+pub(crate) mod asymmetric;
 mod cell;
 mod clock;
 mod cpus;

@@ -63,6 +63,11 @@ pub(crate) struct RegistryConfig {
     /// for it.
     pub(crate) use_current_thread: bool,
     pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    /// The global pool's: a worker that blitz-par starts without a `thread_name` takes the
+    /// OS thread name `blitz-par-{index}` (Linux: otherwise it would show the name of the
+    /// thread that started it, `blitz-par-start` for a pool started by a watch). Its std
+    /// name stays unset, as rayon's is (`ThreadBuilder::run_default`).
+    pub(crate) os_names: bool,
     pub(crate) stack_size: Option<usize>,
     /// Every reduction in the pool follows the fixed tree (`ThreadPoolBuilder::deterministic`).
     pub(crate) deterministic: bool,
@@ -152,6 +157,12 @@ impl Registry {
                 deterministic: config.deterministic,
             }
         });
+        // Before its workers start: from here on a deep sleep's end nudges them
+        // (`watch::pool_registered`); a pool without workers has nobody to nudge.
+        #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+        if n > 0 {
+            super::super::watch::pool_registered(&registry);
+        }
         // If naming or spawning a worker fails or panics, the workers already handed out are
         // told to exit and waited for, so that none is left running for a pool nobody holds.
         struct StopOnUnwind<'a>(&'a Registry);
@@ -164,7 +175,13 @@ impl Registry {
         let stop = StopOnUnwind(&registry);
         for index in usize::from(config.use_current_thread)..n {
             let name = config.thread_name.as_mut().map(|name| name(index));
-            let thread = ThreadBuilder::new(registry.clone(), index, name, config.stack_size);
+            let thread = ThreadBuilder::new(
+                registry.clone(),
+                index,
+                name,
+                config.stack_size,
+                config.os_names,
+            );
             if let Err(e) = spawn.spawn(thread) {
                 drop(stop);
                 return Err(SpawnError(e));
@@ -207,7 +224,7 @@ impl Registry {
                 std::thread::Builder::new().spawn(move || {
                     opener.open();
                     if let Ok(thread) = take.recv() {
-                        thread.run();
+                        thread.run_default();
                     }
                 })
             });

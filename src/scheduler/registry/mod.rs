@@ -71,6 +71,15 @@ pub(crate) struct Registry {
     pub(crate) deterministic: bool,
 }
 
+impl Drop for Registry {
+    /// Out of the list of pools whose sleepers a deep sleep's end nudges, before any field
+    /// (the seats' sleep words among them) goes (`watch::pool_dropped`).
+    fn drop(&mut self) {
+        #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+        super::watch::pool_dropped(self);
+    }
+}
+
 impl Registry {
     /// A panic nobody can receive (from a spawned job or a handler): give it to the panic
     /// handler, or abort as rayon does when there is none.
