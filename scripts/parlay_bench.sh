@@ -11,6 +11,8 @@
 # The driver is built with -march=native and blitz-par for baseline x86-64 (SSE2): vector
 # loops over u64 (sums, compares) get four or eight lanes on the C++ side and two on ours.
 # RUSTFLAGS="-C target-cpu=native" before this script builds both for the machine.
+# On an AMD EPYC VM that build made the hash-based rows about 3x slower (rayon by hand too;
+# PERF.md, pass 44), so the table there is the baseline build, which is what users get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
