@@ -12,6 +12,9 @@
 use blitz_par::prelude::*;
 use std::time::Instant;
 
+#[path = "../benches/common/memory.rs"]
+mod memory;
+
 /// The process's CPU time in nanoseconds, every thread together
 /// (`CLOCK_PROCESS_CPUTIME_ID`, Linux).
 fn cpu_ns() -> u64 {
@@ -37,13 +40,7 @@ extern "C" {
 
 /// Minor page faults of the process so far (`/proc/self/stat`, field 10).
 fn minflt() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    after
-        .split_whitespace()
-        .nth(7)
-        .and_then(|f| f.parse().ok())
-        .unwrap_or(0)
+    memory::faults_and_cpu()[0]
 }
 
 fn main() {
