@@ -2,7 +2,7 @@
 //! std's sequential code, rayon by hand where the issue names it, rand's shuffle.
 //!
 //! - `cargo bench --features rand --bench algos`: criterion, rows `<workload>/<input>` with
-//!   functions `blitz`, `std`, `rayon`.
+//!   functions `blitz`, `std`, `rayon` (and `copied`: `counts` over owned keys).
 //! - `cargo bench --features rand --bench algos -- --table`: one median of 5 runs per row, in
 //!   ms (set up as the C++ driver sets up ParlayLib's: see `table`), in the row names of `scripts/parlay_bench.cpp` (`scripts/parlay_bench.sh` prints both
 //!   tables and their ratios). Words after `--table` keep only the rows whose names contain
@@ -121,6 +121,14 @@ fn rows() -> Vec<(String, &'static [u64], Work)> {
             &format!("counts/{tag}"),
             input,
             Box::new(|v| v.par_iter().counts().len()),
+        );
+        // The same counts over owned keys, as the std and rayon baselines count: the row
+        // above returns `HashMap<&u64, usize>`, whose serial last step reads every key
+        // through its reference, at random into the input.
+        add(
+            &format!("counts/{tag}:copied"),
+            input,
+            Box::new(|v| v.par_iter().copied().counts().len()),
         );
         add(
             &format!("counts/{tag}:std"),

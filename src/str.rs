@@ -244,7 +244,10 @@ struct UnicodeWhitespaceSplit<'a> {
 impl<'a> Iterator for UnicodeWhitespaceSplit<'a> {
     type Item = &'a str;
 
-    #[inline]
+    // Always inlined, with the rare multi-byte char out of line: where LLVM declined to
+    // inline this loop into the leaf (as it did in some binaries, not others), every piece
+    // paid a call and the split ran at about two thirds of its inlined speed.
+    #[inline(always)]
     fn next(&mut self) -> Option<&'a str> {
         if self.finished {
             return None;
@@ -255,10 +258,14 @@ impl<'a> Iterator for UnicodeWhitespaceSplit<'a> {
             let (space, len) = if b < 0x80 {
                 // `char::is_whitespace` of the ASCII chars: U+0009 to U+000D and U+0020.
                 (matches!(b, b'\t'..=b'\r' | b' '), 1)
+            } else if matches!(b, 0xc2 | 0xe1 | 0xe2 | 0xe3) {
+                // The lead bytes of the other whitespace chars (U+0085, U+00A0, U+1680,
+                // U+2000 to U+205F, U+3000): decode and test.
+                non_ascii_whitespace(self.text, i)
             } else {
-                // `i` is a char boundary: it advances by whole chars from one.
-                let c = self.text[i..].chars().next().unwrap_or_default();
-                (c.is_whitespace(), c.len_utf8())
+                // Any other lead byte (`i` is a char boundary) starts a char that is not
+                // whitespace, whose length it gives.
+                (false, 2 + usize::from(b >= 0xe0) + usize::from(b >= 0xf0))
             };
             if space {
                 let piece = &self.text[self.start..i];
@@ -270,6 +277,13 @@ impl<'a> Iterator for UnicodeWhitespaceSplit<'a> {
         self.finished = true;
         Some(&self.text[self.start..])
     }
+}
+
+/// Whether the char at `i` (a char boundary) is whitespace, and its length in bytes.
+#[inline(never)]
+fn non_ascii_whitespace(text: &str, i: usize) -> (bool, usize) {
+    let c = text[i..].chars().next().unwrap_or_default();
+    (c.is_whitespace(), c.len_utf8())
 }
 
 impl Pattern for &[char] {
@@ -900,6 +914,8 @@ mod tests {
         }
         // Multi-byte chars that are not whitespace, next to ASCII whitespace.
         texts.push("\u{2060}\t\u{feff}\r\n\u{200b}\u{1680}x".to_string());
+        // Chars that share a lead byte with whitespace chars but are not whitespace.
+        texts.push("\u{a9}\u{1681}\u{3001} \u{a9}\u{205f}\u{2060}\u{3000}\u{3001}".to_string());
         for text in &texts {
             let ours: Vec<&str> = super::UnicodeWhitespaceSplit {
                 text,
