@@ -146,9 +146,9 @@ where
     I: ParallelIterator,
     F: Fn(I::Item) -> usize + Sync,
 {
-    // One check per item, against the length the loop keeps in a register: the count's
-    // store could alias a `buckets` read through the closure, so LLVM reloaded it for a
-    // second check every item (about twice std's loop per thread).
+    // One check per item, against the length the loop keeps in a register: with a second
+    // check against `buckets`, which the count's store could alias, LLVM reloaded `buckets`
+    // through the closure and spilled `b` for the panic message on every item.
     let count = move |mut counts: Vec<usize>, x| {
         let b = bucket(x);
         match counts.get_mut(b) {
