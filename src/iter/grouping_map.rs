@@ -163,10 +163,8 @@ where
     where
         C: Default + Extend<V> + Send,
     {
-        self.aggregate(|acc: Option<C>, _, value| {
-            let mut acc = acc.unwrap_or_default();
-            acc.extend(Some(value));
-            Some(acc)
+        hash_shards::by_key_in_order_in_place(self.iter, &C::default, &|acc: &mut C, value| {
+            acc.extend(Some(value))
         })
     }
 

@@ -43,8 +43,16 @@ type Fast = foldhash::fast::RandomState;
 /// An inner table: a shard's or a leaf's groups.
 type Table<K, A, H = Fast> = HashMap<K, A, H>;
 
-/// One shard of one leaf of [`by_key_associative`]: its table, then its dealt pairs.
-type LeafShard<K, V, A> = (Table<K, Option<A>>, Vec<(K, V)>);
+/// One shard of one leaf of [`by_key_associative`]: its groups, then its dealt pairs.
+type LeafShard<K, V, A> = (LeafGroups<K, A>, Vec<(K, V)>);
+
+/// The groups of one shard of one leaf of [`by_key_associative`].
+enum LeafGroups<K, A> {
+    /// The leaf's whole table, where there is one shard: it can become the shard's table.
+    Table(Table<K, Option<A>>),
+    /// The groups of this shard, dealt out of the leaf's table when the leaf ended.
+    List(Vec<(K, Option<A>)>),
+}
 
 /// The lowest bit of the hash that picks a shard. hashbrown (std's table) indexes its buckets
 /// by the low bits of the hash and tags them with the top 7, so bits from 32 up (for tables
@@ -110,20 +118,23 @@ impl Sharder {
     ///
     /// The insertions are serial (see the module docs); for a table larger than the caches
     /// they are made in the order of the buckets they land in ([`extend_in_bucket_order`]).
-    fn assemble<K, A>(&self, shards: Vec<Table<K, Option<A>>>) -> HashMap<K, A>
+    /// Each accumulator goes into the map as `finish` makes it.
+    fn assemble<K, A, B, F>(&self, shards: Vec<Table<K, Option<A>>>, finish: &F) -> HashMap<K, B>
     where
         K: Eq + Hash + Send,
         A: Send,
+        B: Send,
+        F: Fn(A) -> B + Sync,
     {
         let groups = shards.iter().map(HashMap::len).sum();
         let mut map = HashMap::with_capacity(groups);
         if groups < BUCKET_ORDER_MIN || self.bits == 0 {
             for shard in shards {
-                map.extend(shard.into_iter().filter_map(|(k, a)| Some((k, a?))));
+                map.extend(shard.into_iter().filter_map(|(k, a)| Some((k, finish(a?)))));
             }
             return map;
         }
-        extend_in_bucket_order(&mut map, shards);
+        extend_in_bucket_order(&mut map, shards, finish);
         map
     }
 }
@@ -152,27 +163,30 @@ type RangeSorted<K, A> = (Vec<(u32, (K, A))>, Vec<u32>);
 /// parallel, hashes its keys with the map's own hasher and sorts them by range; the
 /// insertions then take range 0 of every shard, range 1, and so on (they hash each key
 /// again: std's table takes no hash from outside).
-fn extend_in_bucket_order<K, A, S, FH>(
-    map: &mut HashMap<K, A, S>,
+fn extend_in_bucket_order<K, A, B, S, FH, F>(
+    map: &mut HashMap<K, B, S>,
     shards: Vec<Table<K, Option<A>, FH>>,
+    finish: &F,
 ) where
     K: Eq + Hash + Send,
     A: Send,
+    B: Send,
     S: BuildHasher + Sync,
     FH: Send,
+    F: Fn(A) -> B + Sync,
 {
     let buckets = (map.capacity() / 7 * 8).max(1).next_power_of_two();
     let shift = buckets.trailing_zeros().saturating_sub(BUCKET_RANGES_LOG);
     let ranges = (buckets >> shift).max(1);
     let hasher = map.hasher();
     // Per shard: its groups sorted by range, and how many fall in each range.
-    let sorted: Vec<RangeSorted<K, A>> = shards
+    let sorted: Vec<RangeSorted<K, B>> = shards
         .into_par_iter()
         .map(|shard| {
             let mut groups = Vec::with_capacity(shard.len());
             groups.extend(shard.into_iter().filter_map(|(k, a)| {
                 let range = (hasher.hash_one(&k) as usize & (buckets - 1)) >> shift;
-                Some((range as u32, (k, a?)))
+                Some((range as u32, (k, finish(a?))))
             }));
             groups.sort_unstable_by_key(|&(range, _)| range);
             let mut counts = vec![0u32; ranges];
@@ -234,6 +248,45 @@ where
     A: Send,
     F: Fn(Option<A>, &K, V) -> Option<A> + Sync,
 {
+    by_key_in_order_with(iter, &|table: &mut Table<K, Option<A>>, key, value| {
+        step_into(table, key, value, step)
+    })
+}
+
+/// [`by_key_in_order`] for a step that adds each value to its group's accumulator in place
+/// (`collect`'s `extend`, the group maps' push), made by `init` for a group's first value:
+/// the accumulator stays in its table slot, where a step by value moved it out and back
+/// for every item.
+pub(crate) fn by_key_in_order_in_place<I, K, V, A, N, F>(
+    iter: I,
+    init: &N,
+    add: &F,
+) -> HashMap<K, A>
+where
+    I: ParallelIterator<Item = (K, V)>,
+    K: Eq + Hash + Send,
+    V: Send,
+    A: Send,
+    N: Fn() -> A + Sync,
+    F: Fn(&mut A, V) + Sync,
+{
+    by_key_in_order_with(iter, &|table: &mut Table<K, Option<A>>, key, value| {
+        add(
+            table.entry(key).or_insert(None).get_or_insert_with(init),
+            value,
+        )
+    })
+}
+
+/// [`by_key_in_order`], each pair put into its shard's table by `apply`.
+fn by_key_in_order_with<I, K, V, A, G>(iter: I, apply: &G) -> HashMap<K, A>
+where
+    I: ParallelIterator<Item = (K, V)>,
+    K: Eq + Hash + Send,
+    V: Send,
+    A: Send,
+    G: Fn(&mut Table<K, Option<A>>, K, V) + Sync,
+{
     let sharder = Sharder::new();
     let shards = sharder.shards();
     let leaves: Vec<Vec<Vec<(K, V)>>> = iter
@@ -250,12 +303,12 @@ where
         .map(|parts| {
             let mut table = sharder.table();
             for (key, value) in parts.into_iter().flatten() {
-                step_into(&mut table, key, value, step);
+                apply(&mut table, key, value);
             }
             table
         })
         .collect();
-    sharder.assemble(tables)
+    sharder.assemble(tables, &|a| a)
 }
 
 /// Merges two tables of consecutive parts, `left` before `right`, into the larger one:
@@ -301,54 +354,109 @@ where
     target
 }
 
-/// One leaf of [`by_key_associative`]: per shard, the groups folded in the leaf's table
-/// mode, then the pairs dealt after it switched to dealing (all of them after its table).
+/// Merges `later`'s groups, of parts after all of `table`'s, into `table`:
+/// `combine(key, table's, later's)` for a key in both.
+fn merge_list<K, A, C>(
+    mut table: Table<K, Option<A>>,
+    later: Vec<(K, Option<A>)>,
+    combine: &C,
+) -> Table<K, Option<A>>
+where
+    K: Eq + Hash,
+    C: Fn(&K, A, A) -> A,
+{
+    for (key, from_later) in later {
+        match table.entry(key) {
+            Entry::Occupied(mut e) => {
+                let next = match (e.get_mut().take(), from_later) {
+                    (Some(l), Some(r)) => Some(combine(e.key(), l, r)),
+                    (l, None) => l,
+                    (None, r) => r,
+                };
+                *e.get_mut() = next;
+            }
+            Entry::Vacant(e) => {
+                e.insert(from_later);
+            }
+        }
+    }
+    table
+}
+
+/// One leaf of [`by_key_associative`]: the groups folded in its table mode (one table for
+/// all shards), then, per shard, the pairs dealt after it switched to dealing (all of them
+/// after its table).
+///
+/// One table, not one per shard: a table per shard cost every item a second hash (std's
+/// table takes none from outside) and a pick of its table, a quarter of a 1,000-key count
+/// on one thread (PERF.md). The table is dealt into shards once, when the leaf ends, at
+/// one hash per group instead of per item (a table leaf has at most one group per two
+/// items).
 struct Leaf<K, V, A> {
-    tables: Vec<Table<K, Option<A>>>,
+    table: Table<K, Option<A>>,
     pairs: Vec<Vec<(K, V)>>,
-    /// Items folded into the tables, and the groups they made.
+    /// Items folded into the table.
     items: usize,
-    groups: usize,
     dealing: bool,
 }
 
 impl<K: Eq + Hash, V, A> Leaf<K, V, A> {
     fn new(sharder: &Sharder) -> Self {
-        let shards = sharder.shards();
         Leaf {
-            tables: (0..shards).map(|_| sharder.table()).collect(),
-            pairs: (0..shards).map(|_| Vec::new()).collect(),
+            table: sharder.table(),
+            pairs: Vec::new(),
             items: 0,
-            groups: 0,
             dealing: false,
         }
     }
 
-    /// Folds `(key, value)` into its shard's table, or deals it; after `first_check` items
-    /// and at each power of two beyond, a leaf with more than one group per two items turns
-    /// to dealing for good.
+    /// Folds `(key, value)` into the table, or deals it; after `first_check` items and at
+    /// each power of two beyond, a leaf with more than one group per two items turns to
+    /// dealing for good.
+    #[inline]
     fn push<F>(&mut self, sharder: &Sharder, key: K, value: V, step: &F, first_check: usize)
     where
         F: Fn(Option<A>, &K, V) -> Option<A>,
     {
-        let s = sharder.shard_of(&key);
         if self.dealing {
-            self.pairs[s].push((key, value));
+            self.pairs[sharder.shard_of(&key)].push((key, value));
             return;
         }
-        let table = &mut self.tables[s];
-        let before = table.len();
-        step_into(table, key, value, step);
-        self.groups += table.len() - before;
+        step_into(&mut self.table, key, value, step);
         self.items += 1;
         if self.items >= first_check && self.items.is_power_of_two() {
-            self.dealing = self.groups * 2 > self.items;
+            self.check(sharder);
         }
     }
 
-    /// The leaf's shards: each one's table and dealt pairs.
-    fn into_shards(self) -> impl Iterator<Item = LeafShard<K, V, A>> {
-        self.tables.into_iter().zip(self.pairs)
+    /// Turns to dealing if the table holds more than one group per two items.
+    #[cold]
+    #[inline(never)]
+    fn check(&mut self, sharder: &Sharder) {
+        if self.table.len() * 2 > self.items {
+            self.dealing = true;
+            self.pairs = (0..sharder.shards()).map(|_| Vec::new()).collect();
+        }
+    }
+
+    /// The leaf's shards: each one's groups and dealt pairs.
+    fn into_shards(self, sharder: &Sharder) -> Vec<LeafShard<K, V, A>> {
+        let shards = sharder.shards();
+        let mut pairs = self.pairs;
+        pairs.resize_with(shards, Vec::new);
+        if shards == 1 {
+            return vec![(
+                LeafGroups::Table(self.table),
+                pairs.pop().unwrap_or_default(),
+            )];
+        }
+        let each = self.table.len() / shards * 5 / 4 + 1;
+        let mut lists: Vec<Vec<(K, Option<A>)>> =
+            (0..shards).map(|_| Vec::with_capacity(each)).collect();
+        for (key, group) in self.table {
+            lists[sharder.shard_of(&key)].push((key, group));
+        }
+        lists.into_iter().map(LeafGroups::List).zip(pairs).collect()
     }
 }
 
@@ -364,43 +472,74 @@ where
     F: Fn(Option<A>, &K, V) -> Option<A> + Sync,
     C: Fn(&K, A, A) -> A + Sync,
 {
-    by_key_associative_checking(iter, step, combine, DEAL_CHECK_FIRST)
+    by_key_associative_checking(iter, step, combine, &|a| a, DEAL_CHECK_FIRST)
 }
 
-/// [`by_key_associative`], the leaves first checking their tables after `first_check` items
-/// (tests take both sides of the switch to dealing).
-fn by_key_associative_checking<I, K, V, A, F, C>(
+/// [`by_key_associative`], each group's accumulator put into the result as `finish` makes
+/// it: the tables may hold a smaller type than the result's (`counts`' `NonZeroUsize`, whose
+/// `Option` has no tag to store).
+pub(crate) fn by_key_associative_into<I, K, V, A, B, F, C, G>(
     iter: I,
     step: &F,
     combine: &C,
-    first_check: usize,
-) -> HashMap<K, A>
+    finish: &G,
+) -> HashMap<K, B>
 where
     I: ParallelIterator<Item = (K, V)>,
     K: Eq + Hash + Send,
     V: Send,
     A: Send,
+    B: Send,
     F: Fn(Option<A>, &K, V) -> Option<A> + Sync,
     C: Fn(&K, A, A) -> A + Sync,
+    G: Fn(A) -> B + Sync,
+{
+    by_key_associative_checking(iter, step, combine, finish, DEAL_CHECK_FIRST)
+}
+
+/// [`by_key_associative`], the leaves first checking their tables after `first_check` items
+/// (tests take both sides of the switch to dealing).
+fn by_key_associative_checking<I, K, V, A, B, F, C, G>(
+    iter: I,
+    step: &F,
+    combine: &C,
+    finish: &G,
+    first_check: usize,
+) -> HashMap<K, B>
+where
+    I: ParallelIterator<Item = (K, V)>,
+    K: Eq + Hash + Send,
+    V: Send,
+    A: Send,
+    B: Send,
+    F: Fn(Option<A>, &K, V) -> Option<A> + Sync,
+    C: Fn(&K, A, A) -> A + Sync,
+    G: Fn(A) -> B + Sync,
 {
     let sharder = Sharder::new();
     let shards = sharder.shards();
+    // Boxed: the fold moves its accumulator into and out of the step on every item, and a
+    // `Leaf` moved by value (72 bytes then) was written by the step and read back at once by
+    // the loop in wider loads than its stores, a store-forwarding stall on every item.
     let leaves: Vec<Vec<LeafShard<K, V, A>>> = iter
         .fold(
-            || Leaf::new(&sharder),
+            || Box::new(Leaf::new(&sharder)),
             |mut leaf, (key, value)| {
                 leaf.push(&sharder, key, value, step, first_check);
                 leaf
             },
         )
-        .map(|leaf| leaf.into_shards().collect())
+        .map(|leaf| leaf.into_shards(&sharder))
         .collect();
     let tables: Vec<Table<K, Option<A>>> = transpose(leaves, shards)
         .into_par_iter()
         .map(|parts| {
             let mut shard = sharder.table();
-            for (table, pairs) in parts {
-                shard = merge_in_order(shard, table, combine);
+            for (groups, pairs) in parts {
+                shard = match groups {
+                    LeafGroups::Table(table) => merge_in_order(shard, table, combine),
+                    LeafGroups::List(list) => merge_list(shard, list, combine),
+                };
                 for (key, value) in pairs {
                     step_into(&mut shard, key, value, step);
                 }
@@ -408,7 +547,7 @@ where
             shard
         })
         .collect();
-    sharder.assemble(tables)
+    sharder.assemble(tables, finish)
 }
 
 /// Which items are the first of their key: `keep[i]` for each `i` in `0..keys.len()`. The
@@ -498,23 +637,52 @@ mod tests {
     /// and keeps its tables with fewer.
     #[test]
     fn leaf_switches_to_dealing_only_over_many_groups() {
-        let sharder = Sharder::new();
-        let step = |acc: Option<u32>, _: &u32, v: u32| Some(acc.unwrap_or(0) + v);
-        let mut distinct = Leaf::new(&sharder);
-        let mut few = Leaf::new(&sharder);
-        for x in 0..64u32 {
-            distinct.push(&sharder, x, 1, &step, 16);
-            few.push(&sharder, x % 8, 1, &step, 16);
-            // The first check is at 16 items.
-            assert_eq!(distinct.dealing, x >= 15);
+        // One shard (the leaf's table handed on whole) and several (its groups dealt out).
+        for threads in [1, 3] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let sharder = pool.install(Sharder::new);
+            let step = |acc: Option<u32>, _: &u32, v: u32| Some(acc.unwrap_or(0) + v);
+            let mut distinct = Leaf::new(&sharder);
+            let mut few = Leaf::new(&sharder);
+            for x in 0..64u32 {
+                distinct.push(&sharder, x, 1, &step, 16);
+                few.push(&sharder, x % 8, 1, &step, 16);
+                // The first check is at 16 items.
+                assert_eq!(distinct.dealing, x >= 15);
+            }
+            assert!(!few.dealing);
+            let groups = |groups: &LeafGroups<u32, u32>| match groups {
+                LeafGroups::Table(table) => table.iter().map(|(&k, &a)| (k, a)).collect(),
+                LeafGroups::List(list) => list.clone(),
+            };
+            let shards = distinct.into_shards(&sharder);
+            assert_eq!(shards.len(), sharder.shards());
+            let mut tabled = Vec::new();
+            let mut dealt = Vec::new();
+            for (s, (g, pairs)) in shards.iter().enumerate() {
+                for (k, a) in groups(g) {
+                    assert_eq!(sharder.shard_of(&k), s);
+                    tabled.push((k, a));
+                }
+                for &(k, v) in pairs {
+                    assert_eq!(sharder.shard_of(&k), s);
+                    dealt.push((k, v));
+                }
+            }
+            tabled.sort_unstable();
+            dealt.sort_unstable();
+            assert_eq!(tabled, (0..16).map(|k| (k, Some(1))).collect::<Vec<_>>());
+            assert_eq!(dealt, (16..64).map(|k| (k, 1)).collect::<Vec<_>>());
+            let few: usize = few
+                .into_shards(&sharder)
+                .iter()
+                .map(|(g, pairs)| groups(g).len() + pairs.len())
+                .sum();
+            assert_eq!(few, 8);
         }
-        assert!(!few.dealing);
-        let (tabled, dealt) = distinct
-            .into_shards()
-            .fold((0, 0), |(t, d), (table, pairs)| {
-                (t + table.len(), d + pairs.len())
-            });
-        assert_eq!((tabled, dealt), (16, 48));
     }
 
     /// Tables, dealing from the first item, and a switch midway all give the sequential
@@ -534,12 +702,14 @@ mod tests {
                             (0..n).into_par_iter().map(|x| (x * 7919 % modulus, x)),
                             &|acc: Option<u32>, _: &u32, v| Some(acc.unwrap_or(v)),
                             &|_: &u32, l, _| l,
+                            &|a| a,
                             first_check,
                         );
                         let counts = by_key_associative_checking(
                             (0..n).into_par_iter().map(|x| (x * 7919 % modulus, ())),
                             &|acc: Option<usize>, _: &u32, ()| Some(acc.unwrap_or(0) + 1),
                             &|_: &u32, l, r| l + r,
+                            &|a| a,
                             first_check,
                         );
                         (firsts, counts)
@@ -600,7 +770,7 @@ mod tests {
                 let mut map: HashMap<u32, u32, Hasher> = HashMap::default();
                 map.insert(u32::MAX, 0);
                 map.reserve(n as usize);
-                extend_in_bucket_order(&mut map, shards);
+                extend_in_bucket_order(&mut map, shards, &|a| a);
                 let kept = (0..n).filter(|k| k % 5 != 0);
                 assert_eq!(map.len(), kept.clone().count() + 1, "{n} {parts}");
                 assert!(kept.into_iter().all(|k| map[&k] == k * 2));
