@@ -205,6 +205,7 @@ fn extend_in_bucket_order<K, A, B, S, FH, F>(
                 let range = (hasher.hash_one(&k) as usize & (buckets - 1)) >> shift;
                 Some((range as u32, (k, finish(a?))))
             }));
+            // A radix sort of the ranges (`u32` keys), nested in this shard's task.
             groups.sort_unstable_by_key(|&(range, _)| range);
             let mut counts = vec![0u32; ranges];
             for &(range, _) in &groups {
@@ -224,6 +225,7 @@ fn extend_in_bucket_order<K, A, B, S, FH, F>(
 }
 
 /// Applies one step of a fold to the group of `key` in `table`.
+#[inline(always)]
 fn step_into<K, V, A, F>(table: &mut Table<K, Option<A>>, key: K, value: V, step: &F)
 where
     K: Eq + Hash,
@@ -430,7 +432,12 @@ impl<K: Eq + Hash, V, A> Leaf<K, V, A> {
     /// Folds `(key, value)` into the table, or deals it; after `first_check` items and at
     /// each power of two beyond, a leaf with more than one group per two items turns to
     /// dealing for good.
-    #[inline]
+    ///
+    /// Out of line, with the table step inlined into it: inlined into the fold's loop or
+    /// not was LLVM's choice per binary, and the same count over `&u64` keys took 21 ms in
+    /// one bench binary and 28 to 44 ms in another built from an unrelated change (PERF.md).
+    /// The call costs an item a few instructions, the same in every binary.
+    #[inline(never)]
     fn push<F>(&mut self, sharder: &Sharder, key: K, value: V, step: &F, first_check: usize)
     where
         F: Fn(Option<A>, &K, V) -> Option<A>,
