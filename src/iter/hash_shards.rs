@@ -205,7 +205,6 @@ fn extend_in_bucket_order<K, A, B, S, FH, F>(
                 let range = (hasher.hash_one(&k) as usize & (buckets - 1)) >> shift;
                 Some((range as u32, (k, finish(a?))))
             }));
-            // A radix sort of the ranges (`u32` keys), nested in this shard's task.
             groups.sort_unstable_by_key(|&(range, _)| range);
             let mut counts = vec![0u32; ranges];
             for &(range, _) in &groups {
