@@ -11,13 +11,17 @@
 //!   with the user's step. The step sees each group's values in input order, as a sequential
 //!   fold would: nothing needs to be associative (itertools' `fold`, `aggregate`, `collect`,
 //!   and the group maps' `Vec`s in input order).
-//! - [`by_key_associative`]: every leaf folds its pairs at once into per-shard tables (for
-//!   few distinct keys the tables stay small and hot, and no pair is copied). A leaf whose
-//!   tables hold more than one group per two items (many distinct keys: each would be
-//!   inserted twice, into the leaf's table and again into its shard's) deals the rest of its
-//!   pairs instead, as the in-order kernel does. One task per shard then merges shard `s` of
-//!   every leaf, in leaf order (the leaf's table with the user's `combine`, then its dealt
-//!   pairs with `step`): sums, counts, extremes.
+//! - [`by_key_associative`]: every leaf folds its pairs at once into one table of its own
+//!   (for few distinct keys the table stays small and hot, no pair is copied, and no key is
+//!   hashed twice), dealt into shards when the leaf ends. A leaf whose table holds more than
+//!   one group per two items (many distinct keys: each would be inserted twice, into the
+//!   leaf's table and again into its shard's) deals the rest of its pairs instead, as the
+//!   in-order kernel does. One task per shard then merges shard `s` of every leaf, in leaf
+//!   order (the leaf's groups with the user's `combine`, then its dealt pairs with `step`):
+//!   sums, counts, extremes.
+//! - [`first_of_each_key`] (`unique`): every leaf hashes its keys in order and deals
+//!   `(hash, position)` into shards, sized so that each shard's set fits in a core's L2
+//!   cache; the sets compare the carried hashes before the keys.
 //!
 //! Both end in [`Sharder::assemble`]: the shards' tables are moved into one std `HashMap`
 //! (std's `RandomState`, the type the methods return), reserved once. That step is serial
