@@ -128,8 +128,9 @@ where
     }
 }
 
-/// Counts on the hash-sharded kernel: each leaf counts into its own per-shard tables, and
-/// one task per shard adds up that shard's tables (see `hash_shards`).
+/// Counts on the hash-sharded kernel: each leaf counts into a table of its own, dealt into
+/// shards when the leaf ends, and one task per shard adds up that shard's parts (see
+/// `hash_shards`).
 ///
 /// The tables count in `NonZeroUsize` (a group exists once it has an item), whose `Option`
 /// is a word where `Option<usize>`'s is two: a third smaller entry for a `u64` key, and
