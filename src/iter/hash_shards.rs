@@ -344,28 +344,40 @@ where
     K: Eq + Hash,
     C: Fn(&K, A, A) -> A,
 {
-    let both = |key: &K, l: Option<A>, r: Option<A>| match (l, r) {
-        (Some(l), Some(r)) => Some(combine(key, l, r)),
-        (l, None) => l,
-        (None, r) => r,
-    };
-    // Into the larger table; `swapped` when that is the later one.
-    let swapped = left.len() < right.len();
-    let (mut target, source) = if swapped {
-        (right, left)
+    if left.len() >= right.len() {
+        merge_into(left, right, combine, false)
     } else {
-        (left, right)
-    };
+        merge_into(right, left, combine, true)
+    }
+}
+
+/// Merges the groups of `source` into `target`, the parts of `source` coming after all of
+/// `target`'s (or before them, if `source_first`): `combine(key, earlier, later)` for a key
+/// in both.
+fn merge_into<K, A, C>(
+    mut target: Table<K, Option<A>>,
+    source: impl IntoIterator<Item = (K, Option<A>)>,
+    combine: &C,
+    source_first: bool,
+) -> Table<K, Option<A>>
+where
+    K: Eq + Hash,
+    C: Fn(&K, A, A) -> A,
+{
     for (key, from_source) in source {
         match target.entry(key) {
             Entry::Occupied(mut e) => {
                 let in_target = e.get_mut().take();
-                let (l, r) = if swapped {
+                let (earlier, later) = if source_first {
                     (from_source, in_target)
                 } else {
                     (in_target, from_source)
                 };
-                let next = both(e.key(), l, r);
+                let next = match (earlier, later) {
+                    (Some(l), Some(r)) => Some(combine(e.key(), l, r)),
+                    (l, None) => l,
+                    (None, r) => r,
+                };
                 *e.get_mut() = next;
             }
             Entry::Vacant(e) => {
@@ -374,35 +386,6 @@ where
         }
     }
     target
-}
-
-/// Merges `later`'s groups, of parts after all of `table`'s, into `table`:
-/// `combine(key, table's, later's)` for a key in both.
-fn merge_list<K, A, C>(
-    mut table: Table<K, Option<A>>,
-    later: Vec<(K, Option<A>)>,
-    combine: &C,
-) -> Table<K, Option<A>>
-where
-    K: Eq + Hash,
-    C: Fn(&K, A, A) -> A,
-{
-    for (key, from_later) in later {
-        match table.entry(key) {
-            Entry::Occupied(mut e) => {
-                let next = match (e.get_mut().take(), from_later) {
-                    (Some(l), Some(r)) => Some(combine(e.key(), l, r)),
-                    (l, None) => l,
-                    (None, r) => r,
-                };
-                *e.get_mut() = next;
-            }
-            Entry::Vacant(e) => {
-                e.insert(from_later);
-            }
-        }
-    }
-    table
 }
 
 /// One leaf of [`by_key_associative`]: the groups folded in its table mode (one table for
@@ -565,7 +548,7 @@ where
             for (groups, pairs) in parts {
                 shard = match groups {
                     LeafGroups::Table(table) => merge_in_order(shard, table, combine),
-                    LeafGroups::List(list) => merge_list(shard, list, combine),
+                    LeafGroups::List(list) => merge_into(shard, list, combine, false),
                 };
                 for (key, value) in pairs {
                     step_into(&mut shard, key, value, step);
