@@ -876,7 +876,7 @@ mod tests {
                 (self.0 / 4).hash(state);
             }
         }
-        let n = 40 * ITEMS_PER_SET_SHARD as u32;
+        let n = 10 * ITEMS_PER_SET_SHARD as u32;
         let keys: Vec<Colliding> = (0..n)
             .map(|x| Colliding((u64::from(x) * 7919 % u64::from(n / 2)) as u32))
             .collect();
