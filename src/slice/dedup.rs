@@ -9,9 +9,13 @@
 //!    `same_bucket` per block. When `same_bucket` is an equivalence relation (the intended use,
 //!    as with std), nothing else can change: a block's later kept elements differ from its
 //!    first, hence from the element before the block.
-//! 3. The kept runs are copied into a new buffer of the same capacity, in parallel, at offsets
-//!    from a prefix sum of their lengths (the runs overlap the old positions of other blocks,
-//!    so they cannot move in place in parallel). Nothing is copied when nothing was removed.
+//! 3. The kept runs move down in place, one after the other on the calling thread, to offsets
+//!    from a prefix sum of their lengths. A run's new place overlaps the kept run of the block
+//!    before it (whenever that block removed less than a whole block's worth of the offset),
+//!    so the moves form a chain and cannot run in parallel. A new buffer would let them all
+//!    move at once, but the first writes to fresh memory (a page fault and the kernel's zeroing
+//!    per page) took longer than the whole serial move, and it doubles the memory held
+//!    (PERF.md). Nothing moves when nothing was removed.
 //!
 //! `par_dedup` on a type without drop glue takes a faster leaf in step 1 (and on one thread,
 //! where std's `dedup` ran before): each element is compared with the element just before it
@@ -371,14 +375,13 @@ unsafe fn dedup_block<T, F, const ADJACENT: bool>(
     }
 }
 
-/// Step 3: moves the live runs together (into a new buffer of the same capacity, unless
-/// nothing was removed) and sets the vector's length.
+/// Step 3: moves the live runs together, in place, and sets the vector's length.
 ///
 /// # Safety
 ///
 /// `v` has length 0 and its buffer `base`; block `b`'s slots `first[b]..alive_end[b]`
 /// (counted from `b * block`) are exactly the live elements, and nothing else touches them.
-unsafe fn collect_alive<T: Send>(
+unsafe fn collect_alive<T>(
     v: &mut Vec<T>,
     base: BufferPtr<T>,
     block: usize,
@@ -401,24 +404,24 @@ unsafe fn collect_alive<T: Send>(
         unsafe { v.set_len(total) };
         return;
     }
-    let mut fresh: Vec<T> = Vec::with_capacity(v.capacity());
-    let to = BufferPtr(fresh.as_mut_ptr());
-    (0..blocks).into_par_iter().for_each(|b| {
-        let (base, to) = (base, to);
-        // SAFETY: block `b`'s live run goes to `offsets[b]..offsets[b + 1]` of the new buffer
-        // (capacity >= total), disjoint from every other block's; the buffers are distinct.
-        unsafe {
-            ptr::copy_nonoverlapping(
-                base.0.add(b * block + first[b]),
-                to.0.add(offsets[b]),
-                offsets[b + 1] - offsets[b],
-            )
-        };
-    });
-    // SAFETY: the new buffer's `..total` now hold the live elements, moved; the old buffer
-    // (length 0) is freed without dropping anything.
-    unsafe { fresh.set_len(total) };
-    *v = fresh;
+    // In block order: block `b`'s run, at `b * block + first[b]..`, goes to
+    // `offsets[b]..offsets[b + 1]`. Every block before `b` is a whole block, so
+    // `offsets[b] <= b * block`: the run moves down (or stays), its new place ends at or
+    // before its old end, and both lie before every later block's run, which is still
+    // where step 1 left it. The earlier runs have moved already, so the new place holds
+    // only gaps, slots of runs already moved, and the run itself.
+    for b in 0..blocks {
+        let from = b * block + first[b];
+        let (to, n) = (offsets[b], offsets[b + 1] - offsets[b]);
+        if from != to && n > 0 {
+            // SAFETY: as above, `from..from + n` are this run's live elements and
+            // `to..to + n` (`to < from`) holds nothing live but them, inside the buffer;
+            // `copy` allows the overlap.
+            unsafe { ptr::copy(base.0.add(from), base.0.add(to), n) };
+        }
+    }
+    // SAFETY: the buffer's `..total` now hold the live elements, each moved once.
+    unsafe { v.set_len(total) };
 }
 
 #[cfg(test)]
