@@ -90,22 +90,30 @@ fn main() {
 fn race(rounds: usize, seq: impl Fn() -> Vec<i64>, par: impl Fn() -> Vec<i64> + Sync) {
     println!("threads {}", blitz_par::current_num_threads());
     let (mut best_seq, mut best_par) = (f64::MAX, f64::MAX);
+    // PROBE_KEEP: each side's last result stays alive until its next call returns, as the
+    // demo's `Race` keeps it for the final comparison.
+    let keep = std::env::var_os("PROBE_KEEP").is_some();
+    let mut kept: [Option<Vec<i64>>; 2] = [None, None];
     for round in 0..rounds {
         for side in [round % 2, 1 - round % 2] {
             let (f0, c0, t0) = (minflt(), cpu_ns(), Instant::now());
             #[cfg(feature = "trace")]
-            let (len, trace) = if side == 1 {
+            let (result, trace) = if side == 1 {
                 let (v, t) = blitz_par::trace::record(|| std::hint::black_box(par()));
-                (v.len(), Some(t))
+                (v, Some(t))
             } else {
-                (std::hint::black_box(seq()).len(), None)
+                (std::hint::black_box(seq()), None)
             };
             #[cfg(not(feature = "trace"))]
-            let len = if side == 1 {
-                std::hint::black_box(par()).len()
+            let result = if side == 1 {
+                std::hint::black_box(par())
             } else {
-                std::hint::black_box(seq()).len()
+                std::hint::black_box(seq())
             };
+            let len = result.len();
+            if keep {
+                kept[side] = Some(result);
+            }
             let wall = t0.elapsed().as_secs_f64() * 1e3;
             let cpu = (cpu_ns() - c0) as f64 / 1e6;
             let faults = minflt() - f0;
