@@ -10,12 +10,12 @@
 //!    as with std), nothing else can change: a block's later kept elements differ from its
 //!    first, hence from the element before the block.
 //! 3. The kept runs move down in place, one after the other on the calling thread, to offsets
-//!    from a prefix sum of their lengths. A run's new place overlaps the kept run of the block
-//!    before it (whenever that block removed less than a whole block's worth of the offset),
-//!    so the moves form a chain and cannot run in parallel. A new buffer would let them all
-//!    move at once, but the first writes to fresh memory (a page fault and the kernel's zeroing
-//!    per page) took longer than the whole serial move, and it doubles the memory held
-//!    (PERF.md). Nothing moves when nothing was removed.
+//!    from a prefix sum of their lengths. A run's new place can overlap the kept run of the
+//!    block before it, which must have moved first, so the moves form a chain and cannot run
+//!    in parallel. A new buffer would let them all move at once, but the first writes to fresh
+//!    memory (a page fault and the kernel's zeroing per page) took longer than the whole
+//!    serial move, and it doubles the memory held (PERF.md). Nothing moves when nothing was
+//!    removed.
 //!
 //! `par_dedup` on a type without drop glue takes a faster leaf in step 1 (and on one thread,
 //! where std's `dedup` ran before): each element is compared with the element just before it
