@@ -388,37 +388,23 @@ unsafe fn collect_alive<T>(
     first: &[usize],
     alive_end: &[AtomicUsize],
 ) {
-    let blocks = first.len();
-    let mut offsets = Vec::with_capacity(blocks + 1);
+    // In block order: block `b`'s run, at `b * block + first[b]..`, goes to `total..`, the
+    // kept elements of the blocks before it. Those are whole blocks, so `total <= b * block`:
+    // the run moves down (or stays, as every run does when nothing was removed before it),
+    // its new place ends at or before its old end, and both lie before every later block's
+    // run, which is still where step 1 left it. The earlier runs have moved already, so the
+    // new place holds only gaps, slots of runs already moved, and the run itself.
     let mut total = 0;
-    offsets.push(0);
-    let mut contiguous = true;
-    for b in 0..blocks {
-        let end = alive_end[b].load(Ordering::Relaxed);
-        contiguous &= first[b] == 0 && (b + 1 == blocks || end == block);
-        total += end - first[b];
-        offsets.push(total);
-    }
-    if contiguous {
-        // SAFETY: the live slots are exactly `..total`.
-        unsafe { v.set_len(total) };
-        return;
-    }
-    // In block order: block `b`'s run, at `b * block + first[b]..`, goes to
-    // `offsets[b]..offsets[b + 1]`. Every block before `b` is a whole block, so
-    // `offsets[b] <= b * block`: the run moves down (or stays), its new place ends at or
-    // before its old end, and both lie before every later block's run, which is still
-    // where step 1 left it. The earlier runs have moved already, so the new place holds
-    // only gaps, slots of runs already moved, and the run itself.
-    for b in 0..blocks {
-        let from = b * block + first[b];
-        let (to, n) = (offsets[b], offsets[b + 1] - offsets[b]);
-        if from != to && n > 0 {
+    for (b, &first) in first.iter().enumerate() {
+        let from = b * block + first;
+        let n = alive_end[b].load(Ordering::Relaxed) - first;
+        if from != total && n > 0 {
             // SAFETY: as above, `from..from + n` are this run's live elements and
-            // `to..to + n` (`to < from`) holds nothing live but them, inside the buffer;
-            // `copy` allows the overlap.
-            unsafe { ptr::copy(base.0.add(from), base.0.add(to), n) };
+            // `total..total + n` (`total < from`) holds nothing live but them, inside the
+            // buffer; `copy` allows the overlap.
+            unsafe { ptr::copy(base.0.add(from), base.0.add(total), n) };
         }
+        total += n;
     }
     // SAFETY: the buffer's `..total` now hold the live elements, each moved once.
     unsafe { v.set_len(total) };
