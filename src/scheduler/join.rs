@@ -173,10 +173,10 @@ where
 fn poll_cancelled<const OFFERED: bool>(owner: Owner<'_>) -> bool {
     if OFFERED {
         // The countdown counts this join as any other's poll.
-        let _ = owner.poll(1);
+        let _ = owner.poll::<1>();
         owner.on_offer()
     } else {
-        owner.poll(1) && owner.on_poll()
+        owner.poll::<1>() && owner.on_poll()
     }
 }
 

@@ -251,8 +251,8 @@ where
 
 /// Whether the splitting driver should split the work it holds now: [`Want::Asked`] when an
 /// idle thread asked for work, [`Want::Beat`] when the heartbeat says a sleeping worker should
-/// be woken to share it. Cheap on the fast path (with [`Reading::None`], a countdown and one
-/// relaxed load; with [`Reading::Untimed`], the load); the driver calls it between chunks. If
+/// be woken to share it. Cheap on the fast path (with [`Reading::None`], a countdown; with
+/// [`Reading::Untimed`], one relaxed load of the request flag); the driver calls it between chunks. If
 /// the answer is yes, the next join promotes its frame (and wakes a sleeper for a beat).
 /// `Want::No` outside a pool. Forwards to `Owner::poll_for_split`.
 #[inline]

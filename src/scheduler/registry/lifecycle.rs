@@ -13,7 +13,7 @@ use crate::sync::{
     default_thread_stack, futex, room_for_thread, AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
     CachePadded, Mutex, Ordering, StartGate,
 };
-use std::cell::{RefCell, UnsafeCell};
+use std::cell::RefCell;
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -128,10 +128,10 @@ impl Registry {
                     deque: Deque::new(),
                     split_request: CachePadded(AtomicBool::new(false)),
                     sleep_word: CachePadded(SleepWord::new()),
-                    local: CachePadded(LocalCell(UnsafeCell::new(Local::new(
+                    local: CachePadded(LocalCell::new(Local::new(
                         0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index as u64 + 1),
                         n + guests == 1 || config.one_cpu,
-                    )))),
+                    ))),
                     terminate: CoreLatch::new(),
                     inbox: Injector::new(if index < n { 16 } else { 2 }),
                     registry: ptr,

@@ -123,7 +123,7 @@ impl Registry {
     /// one slow-path check, and perhaps a promotion nobody asked for.
     pub(crate) fn interrupt(&self) {
         for seat in self.seats.iter() {
-            seat.split_request.store(true, Ordering::Relaxed);
+            seat.raise_split_request();
         }
     }
 

@@ -17,7 +17,7 @@
 //! "Splitting"), the heartbeat, the iterator driver's split checks, and the owner's wait loops
 //! (`wait_until`, `help_until`) that run other jobs until a latch is set.
 
-use super::seat::{beat_deadline, FrameHead, Local, Seat, Site, CURRENT};
+use super::seat::{beat_deadline, Countdown, FrameHead, Local, Seat, Site, CURRENT};
 use super::Registry;
 use crate::scheduler::deque::Steal;
 use crate::scheduler::future_slot::{unwind_cancelled, CancelToken};
@@ -136,7 +136,7 @@ impl<'a> Owner<'a> {
     pub(super) fn local(self) -> &'a Local {
         // SAFETY: only the occupying thread has an `Owner`, so no other thread reads or
         // writes `Local` while this reference lives (it is `!Sync`, so it stays here too).
-        unsafe { &*self.seat.local.0 .0.get() }
+        unsafe { &*self.seat.local.0.cell.get() }
     }
 
     /// Pushes `job` at the bottom of the seat's deque (no wake: see `Sleep::new_jobs`).
@@ -341,17 +341,19 @@ impl<'a> Owner<'a> {
     /// The fast-path check of a join or the iterator driver, after recording a frame:
     /// does anyone want work from us, or is the heartbeat's clock read due?
     #[inline(always)]
-    pub(crate) fn poll(self, weight: u32) -> bool {
+    pub(crate) fn poll<const WEIGHT: i32>(self) -> bool {
         #[cfg(all(debug_assertions, not(loom)))]
         self.seat.stall.polled();
-        let local = self.local();
-        // Counts below zero (not saturating at zero): one subtraction and the sign of its
-        // result, which the branch reads off the subtraction's flags (`dec; js`: a test
-        // against `<= 0` needed one more instruction). `heartbeat` sets it back once it is
-        // negative.
-        let left = local.countdown.get().wrapping_sub(weight as i32);
-        local.countdown.set(left);
-        left < 0 || self.seat.split_request.load(Ordering::Relaxed)
+        // One subtraction and the sign of its result (`sub mem; js` on x86-64). The request
+        // flag is not read here: whoever raises it expires the countdown too
+        // (`Seat::raise_split_request`). `heartbeat` sets the count back once it is negative.
+        self.seat.tick::<WEIGHT>()
+    }
+
+    /// The seat's poll countdown (the owner's side of it: see `Countdown`).
+    #[inline(always)]
+    fn countdown(self) -> &'a Countdown {
+        &self.seat.local.0.countdown
     }
 
     /// The slow path after `poll` said yes: heartbeat bookkeeping, then promote the oldest
@@ -379,8 +381,9 @@ impl<'a> Owner<'a> {
     /// [`on_poll`](Self::on_poll), with `offered` counting as a request.
     #[inline(always)]
     fn on_poll_asked(self, offered: bool) -> bool {
+        self.countdown().settle();
         if self.cancelled() {
-            self.seat.split_request.store(true, Ordering::Relaxed);
+            self.seat.raise_split_request();
             return true;
         }
         let local = self.local();
@@ -430,7 +433,7 @@ impl<'a> Owner<'a> {
         }
         match reading {
             Reading::None => {
-                if !self.poll(SPLIT_CHECK_WEIGHT) {
+                if !self.poll::<{ SPLIT_CHECK_WEIGHT as i32 }>() {
                     return Want::No;
                 }
                 self.poll_for_split_cold(None)
@@ -450,15 +453,16 @@ impl<'a> Owner<'a> {
     /// panic in the next item would do.
     #[cold]
     fn poll_for_split_cold(self, now: Option<u64>) -> Want {
+        self.countdown().settle();
         let local = self.local();
         let seat = self.seat;
         if self.cancelled() {
             // Keep every later check of this work on the slow path (see `on_poll`).
-            seat.split_request.store(true, Ordering::Relaxed);
+            seat.raise_split_request();
             unwind_cancelled();
         }
         if now.is_some() {
-            local.countdown.set(-1);
+            self.countdown().set(-1);
         }
         // Raised by another thread: only our own beats raise it with `beat_pending` set. (A
         // request that comes while a beat of ours is pending counts as the beat.)
@@ -467,7 +471,7 @@ impl<'a> Owner<'a> {
             // The driver's next join must promote (and wake): raise our own request flag,
             // which that join's poll sees, and remember that a wake is wanted.
             local.beat_pending.set(true);
-            seat.split_request.store(true, Ordering::Relaxed);
+            seat.raise_split_request();
         }
         if asked {
             Want::Asked
@@ -492,14 +496,14 @@ impl<'a> Owner<'a> {
         local.beat_pending.set(true);
         local.beat_wakes.set(wakes.max(1));
         local.start_proven_heartbeat();
-        self.seat.split_request.store(true, Ordering::Relaxed);
+        self.seat.raise_split_request();
     }
 
     /// For code about to run a long stretch of work without joins (`scheduler::share(Share::Now)`):
     /// makes every recorded frame stealable, then takes the heartbeat check at once.
     pub(crate) fn share_now(self) {
         self.promote_all();
-        self.local().countdown.set(-1);
+        self.countdown().set(-1);
         // A cancelled sort stops at its next join or split check instead.
         let _cancelled = self.on_poll();
     }
@@ -513,10 +517,10 @@ impl<'a> Owner<'a> {
     /// `now`: a clock reading the caller just took, if it has one.
     fn heartbeat(self, now: Option<u64>) -> bool {
         let local = self.local();
-        if local.countdown.get() >= 0 {
+        if self.countdown().get() >= 0 {
             return false;
         }
-        local.countdown.set(JOINS_PER_CLOCK_READ as i32 - 1);
+        self.countdown().set(JOINS_PER_CLOCK_READ as i32 - 1);
         let now = now.unwrap_or_else(ticks);
         let next = local.next_beat.get();
         if next == 0 {
@@ -702,9 +706,8 @@ impl<'a> Owner<'a> {
     /// Asks one other busy-looking seat to split its work.
     fn request_split(self) {
         for seat in self.others() {
-            let flag = &seat.split_request;
-            if !flag.load(Ordering::Relaxed) {
-                flag.store(true, Ordering::Relaxed);
+            if !seat.split_request.load(Ordering::Relaxed) {
+                seat.raise_split_request();
                 return;
             }
         }
@@ -853,5 +856,53 @@ pub(crate) struct SeatHold<'a>(&'a Local);
 impl Drop for SeatHold<'_> {
     fn drop(&mut self) {
         self.0.holds.set(self.0.holds.get() - 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Owner;
+    use crate::scheduler::ThreadPoolBuilder;
+    use crate::sync::Ordering;
+
+    /// The poll's countdown: the poll that takes it below zero says so (it holds the polls
+    /// left less one), it counts a poll's weight, and a raised request (or a cancel) expires
+    /// it, so that the next poll takes the slow path even though it was far from running
+    /// out; the slow path then takes the expiries back, and the count goes on.
+    #[test]
+    fn a_raised_request_expires_the_countdown() {
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        pool.install(|| {
+            Owner::with_current(|owner| {
+                let owner = owner.expect("in the pool");
+                let count = owner.countdown();
+                count.set(2);
+                assert!(!owner.poll::<1>());
+                assert!(!owner.poll::<1>());
+                assert!(owner.poll::<1>(), "the count ran out unnoticed");
+                assert_eq!(count.get(), -1);
+                count.set(200);
+                assert!(!owner.poll::<128>());
+                assert!(owner.poll::<128>(), "a poll's weight was not counted");
+                count.set(1_000);
+                // Twice: the second finds the count expired already and leaves it.
+                owner.seat.raise_split_request();
+                owner.seat.raise_split_request();
+                assert_eq!(count.get(), 1_000 - (1 << 24));
+                assert!(owner.seat.split_request.load(Ordering::Relaxed));
+                assert!(owner.poll::<1>(), "a raised request left the count running");
+                // The slow path answers: the flag is lowered, and the count goes on from where
+                // the polls left it (no clock read: the heartbeat keeps its schedule).
+                assert!(!owner.on_poll());
+                assert!(!owner.seat.split_request.load(Ordering::Relaxed));
+                assert_eq!(count.get(), 999, "the expiry was not taken back");
+                assert!(!owner.poll::<1>());
+                // An expiry of a count that had run out already leaves it due.
+                count.set(-1);
+                owner.seat.raise_split_request();
+                count.settle();
+                assert_eq!(count.get(), -1);
+            })
+        });
     }
 }

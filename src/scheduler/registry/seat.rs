@@ -16,7 +16,7 @@ use crate::scheduler::injector::Injector;
 use crate::scheduler::job::JobHeader;
 use crate::scheduler::latch::{CoreLatch, SpinLatch};
 use crate::scheduler::sleep::SleepWord;
-use crate::sync::{ticks, ticks_in, AtomicBool, CachePadded};
+use crate::sync::{ticks, ticks_in, AtomicBool, AtomicI32, CachePadded, Ordering};
 use crate::tuning::{JOINS_PER_CLOCK_READ, MAX_FRAMES, PROVEN_BEAT_NS, RECORD_WINDOW};
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
@@ -102,9 +102,6 @@ pub(crate) struct Local {
     /// a registry, which no other thread can ever steal from (`README.md`, "Recording
     /// window"). Fixed when the seat is made.
     record_window: usize,
-    /// Polls left until the heartbeat's next clock read, less one; below 0: read it at the
-    /// next poll's slow path (a sign test, `Owner::poll`).
-    pub(super) countdown: Cell<i32>,
     /// Frames of this thread, other than open joins (those are counted by `depth`), that keep
     /// using this seat after running user code: a wait that runs jobs, a scope. While it is
     /// zero and `depth` is zero, nothing on the stack refers to the seat, which is what lets
@@ -141,7 +138,6 @@ impl Local {
             promoted: Cell::new(0),
             record_below: Cell::new(record_window),
             record_window,
-            countdown: Cell::new(JOINS_PER_CLOCK_READ as i32 - 1),
             holds: Cell::new(0),
             next_beat: Cell::new(0),
             beat_pending: Cell::new(false),
@@ -197,7 +193,83 @@ impl Local {
 
 /// The owner side of a seat, in a cell that the seat may share between threads because only
 /// the occupying thread opens it.
-pub(super) struct LocalCell(pub(super) UnsafeCell<Local>);
+pub(super) struct LocalCell {
+    /// The poll's countdown, beside the owner state it guards (one cache line).
+    pub(super) countdown: Countdown,
+    pub(super) cell: UnsafeCell<Local>,
+}
+
+impl LocalCell {
+    pub(super) fn new(local: Local) -> LocalCell {
+        LocalCell {
+            countdown: Countdown::new(),
+            cell: UnsafeCell::new(local),
+        }
+    }
+}
+
+/// Polls left until the owner's next slow-path check, less one (`Owner::poll`): the
+/// heartbeat's clock read once it runs out, and at once when another thread *expires* it
+/// (subtracts a large constant) after raising the seat's request flag, so that the poll's
+/// fast path is one subtraction and a sign test, with no load of the flag (`README.md`,
+/// "The countdown").
+///
+/// Only the owner counts down; any thread may expire it. The owner's subtraction is a load
+/// and a store, not an atomic read-modify-write: an expiry that lands between them is lost,
+/// and its request is then seen when the count runs out, within `JOINS_PER_CLOCK_READ` polls.
+pub(crate) struct Countdown(AtomicI32);
+
+impl Countdown {
+    fn new() -> Countdown {
+        Countdown(AtomicI32::new(JOINS_PER_CLOCK_READ as i32 - 1))
+    }
+
+    /// The count (owner: whether the clock read is due).
+    #[inline]
+    pub(super) fn get(&self) -> i32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Owner only: sets the count.
+    #[inline]
+    pub(super) fn set(&self, left: i32) {
+        self.0.store(left, Ordering::Relaxed);
+    }
+
+    /// Any thread: the owner's next poll takes its slow path (unless the owner's subtraction
+    /// overwrites it, see the type's doc). Subtracts [`EXPIRY`](Self::EXPIRY) instead of
+    /// storing a negative count, so that the slow path can take it back ([`settle`]) and the
+    /// heartbeat's clock reads keep their schedule: a request is not a clock read.
+    ///
+    /// [`settle`]: Self::settle
+    ///
+    /// A count that is expired already is left as it is (a compare-and-swap loop, on the
+    /// raiser's side only), so at most one expiry is ever outstanding however many threads
+    /// raise the flag (every cancel interrupts every seat) while the owner does not poll: the
+    /// count cannot wrap around to a large positive value, which would silence the polls.
+    #[inline]
+    pub(super) fn expire(&self) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |count| {
+                (count >= -Self::EXPIRY / 2).then(|| count - Self::EXPIRY)
+            });
+    }
+
+    /// What an expiry subtracts: far below any count the polls make (from
+    /// `JOINS_PER_CLOCK_READ - 1` down to minus the heaviest poll's weight).
+    const EXPIRY: i32 = 1 << 24;
+
+    /// Owner only, first thing on a poll's slow path: takes back the expiry that made the
+    /// count negative, leaving the count the polls made.
+    #[inline]
+    pub(super) fn settle(&self) {
+        let count = self.get();
+        if count < -Self::EXPIRY / 2 {
+            self.set(count + Self::EXPIRY);
+        }
+    }
+}
 
 // SAFETY: `Local` is reached only through `Owner::local`, and an `Owner` exists only on the
 // thread occupying the seat (`Owner::with_current`), so no two threads touch it at once.
@@ -234,6 +306,57 @@ unsafe impl Sync for Seat {}
 unsafe impl Send for Seat {}
 
 impl Seat {
+    /// Raises the seat's request flag and expires its countdown, so that its owner's next
+    /// poll takes the slow path and finds the flag: the call of a thread asking for work, a
+    /// cancel, and the owner's own beat.
+    #[inline]
+    pub(super) fn raise_split_request(&self) {
+        self.split_request.store(true, Ordering::Relaxed);
+        self.local.countdown.expire();
+    }
+
+    /// Owner only (`Owner::poll`): counts `W` polls down on the seat's [`Countdown`]; true
+    /// if the count is now below zero (the slow path is due). Counts below zero, not
+    /// saturating: the sign of the subtraction is the test. One `sub` on memory and a `js` on
+    /// x86-64 when the compiler takes `label` operands in assembly (Rust 1.87, `build.rs`);
+    /// else a relaxed load and store, which LLVM does not fold into one instruction.
+    #[inline(always)]
+    pub(super) fn tick<const W: i32>(&self) -> bool {
+        #[cfg(all(blitz_asm_goto, target_arch = "x86_64", not(miri), not(loom)))]
+        {
+            let mut out = false;
+            // SAFETY: the operand is `self.local.0.countdown.0`, the aligned `i32` of an
+            // `AtomicI32` that lives as long as the seat (`self` borrows it), addressed from the
+            // seat's own pointer so that the subtraction needs no register of its own (`sub
+            // dword ptr [seat + offset]`). On x86-64 that is an aligned 4-byte load and store,
+            // each single-copy atomic: it behaves as `load(Relaxed)` then `store(Relaxed)` of
+            // the difference, which is what the portable arm does. Only the owner thread
+            // writes the count this way; other threads store (`Countdown::expire`), and a store
+            // between the load and the store is lost, as `Countdown`'s doc allows. The block
+            // touches no other memory and no stack; `js` jumps on the difference's sign.
+            unsafe {
+                std::arch::asm!(
+                    "sub dword ptr [{seat} + {offset}], {w}",
+                    "js {slow}",
+                    seat = in(reg) self as *const Seat,
+                    offset = const std::mem::offset_of!(Seat, local.0.countdown.0),
+                    w = const W,
+                    slow = label { out = true; },
+                    options(nostack),
+                );
+            }
+            out
+        }
+        #[cfg(not(all(blitz_asm_goto, target_arch = "x86_64", not(miri), not(loom))))]
+        {
+            // `fetch_sub` would be a locked instruction: the owner is the only subtractor.
+            let count = &self.local.0.countdown.0;
+            let left = count.load(Ordering::Relaxed).wrapping_sub(W);
+            count.store(left, Ordering::Relaxed);
+            left < 0
+        }
+    }
+
     /// The registry this seat belongs to.
     #[inline]
     pub(crate) fn registry(&self) -> &Registry {
