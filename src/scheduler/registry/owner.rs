@@ -473,13 +473,17 @@ impl<'a> Owner<'a> {
             local.beat_pending.set(true);
             seat.raise_split_request();
         }
-        if asked {
+        let want = if asked {
             Want::Asked
         } else if local.beat_pending.get() {
             Want::Beat
         } else {
-            Want::No
-        }
+            return Want::No;
+        };
+        // The driver's next join promotes only if its poll takes the slow path: the flag is
+        // still raised, but `settle` above took back the expiry that came with it.
+        self.countdown().expire();
+        want
     }
 
     /// For the iterator driver, once its estimate says that a long stretch of work lies ahead
@@ -902,6 +906,41 @@ mod tests {
                 owner.seat.raise_split_request();
                 count.settle();
                 assert_eq!(count.get(), -1);
+            })
+        });
+    }
+
+    /// The iterator driver's check reads the request flag itself, and the slow path it takes
+    /// settles the count; when it says yes, the join it splits with must still take the
+    /// slow path, which promotes that join's frame. (Without that, a request the driver
+    /// answered split nothing: the grouping kernels ran on one thread.)
+    #[test]
+    fn a_yes_from_the_drivers_check_sends_the_next_join_to_the_slow_path() {
+        use super::{Reading, Want};
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        pool.install(|| {
+            Owner::with_current(|owner| {
+                let owner = owner.expect("in the pool");
+                let count = owner.countdown();
+                count.set(100);
+                owner.seat.raise_split_request();
+                assert_eq!(owner.poll_for_split(Reading::Untimed), Want::Asked);
+                assert!(
+                    owner.poll::<1>(),
+                    "the join after a yes skipped the slow path"
+                );
+                assert!(!owner.on_poll());
+                assert!(!owner.seat.split_request.load(Ordering::Relaxed));
+                assert_eq!(owner.poll_for_split(Reading::Untimed), Want::No);
+                assert!(!owner.poll::<1>());
+                // The same through the check that counts (`Reading::None`).
+                owner.seat.raise_split_request();
+                assert_eq!(owner.poll_for_split(Reading::None), Want::Asked);
+                assert!(
+                    owner.poll::<1>(),
+                    "the join after a yes skipped the slow path"
+                );
+                assert!(!owner.on_poll());
             })
         });
     }
